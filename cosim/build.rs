@@ -1,0 +1,175 @@
+//! Verilates rtl/ and compiles the model with the C++ shim (`csrc/`).
+//!
+//! One Verilated model per data width in `DATA_WIDTHS`, each under its own
+//! class prefix so all of them link into one binary. The list of generated
+//! files comes from Verilator's own `<prefix>_classes.mk`; the C++ is always
+//! built at -O2 or higher, also in debug builds, because an unoptimised
+//! Verilated model is an order of magnitude slower.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+include!("src/rtl_fields.rs");
+
+/// Data widths built into the harness (the `--width` values).
+const DATA_WIDTHS: &[u32] = &[64, 512];
+/// The RTL sources of the parser, relative to the workspace root.
+const PARSER_SOURCES: &[&str] = &["rtl/roce_parser.v", "rtl/crc32_lfsr.v", "rtl/roce_opcode_decode.v"];
+
+fn main() {
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let root = manifest_dir.parent().expect("cosim/ sits in the workspace").to_path_buf();
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+
+    println!("cargo:rerun-if-env-changed=VERILATOR");
+    println!("cargo:rerun-if-changed=src/rtl_fields.rs");
+    println!("cargo:rerun-if-changed=csrc");
+    for entry in std::fs::read_dir(root.join("rtl")).expect("rtl/ exists").flatten() {
+        println!("cargo:rerun-if-changed={}", entry.path().display());
+    }
+
+    let verilator_root = verilator_root(&verilator);
+    let include = verilator_root.join("include");
+
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++17")
+        .opt_level(2)
+        .debug(false)
+        .warnings(false)
+        .flag_if_supported("-faligned-new")
+        .flag_if_supported("-fcf-protection=none")
+        .include(&include)
+        .include(include.join("vltstd"))
+        .include(&out_dir)
+        .include(manifest_dir.join("csrc"));
+
+    let mut globals = Vec::new();
+    let mut switches = BTreeMap::new();
+    for &width in DATA_WIDTHS {
+        let prefix = format!("Vparser{width}");
+        let mdir = out_dir.join(format!("parser_w{width}"));
+        let mut cmd = Command::new(&verilator);
+        cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wall"])
+            .arg(format!("-GDATA_WIDTH={width}"))
+            .args(["--prefix", &prefix, "--top-module", "roce_parser", "-Mdir"])
+            .arg(&mdir)
+            .args(PARSER_SOURCES.iter().map(|s| root.join(s)));
+        run(&mut cmd);
+        let classes = parse_classes_mk(&mdir.join(format!("{prefix}_classes.mk")));
+        for key in ["VM_CLASSES_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"] {
+            for name in classes.get(key).into_iter().flatten() {
+                build.file(mdir.join(format!("{name}.cpp")));
+            }
+        }
+        for key in ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"] {
+            globals.extend(classes.get(key).into_iter().flatten().cloned());
+        }
+        for key in ["VM_COVERAGE", "VM_TRACE", "VM_TRACE_FST", "VM_TRACE_VCD", "VM_TIMING"] {
+            if let Some(v) = classes.get(key).and_then(|v| v.first()) {
+                switches.insert(key.to_string(), v.clone());
+            }
+        }
+        build.include(&mdir);
+    }
+    globals.sort();
+    globals.dedup();
+    for name in &globals {
+        build.file(include.join(format!("{name}.cpp")));
+    }
+    for (key, value) in &switches {
+        build.define(key, value.as_str());
+    }
+    build.define("VM_SC", "0");
+    build.file(manifest_dir.join("csrc/parser_shim.cpp"));
+
+    generate_record_bindings(&out_dir);
+    build.compile("metaroce_rtl");
+    println!("cargo:rustc-link-lib=pthread");
+    println!("cargo:rustc-link-lib=atomic");
+}
+
+fn verilator_root(verilator: &str) -> PathBuf {
+    let out = Command::new(verilator).args(["--getenv", "VERILATOR_ROOT"]).output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run `{verilator}` ({e}). The cosim needs Verilator 5.006: \
+             `apt-get install verilator` as root, or `ci/setup.sh`."
+        )
+    });
+    assert!(out.status.success(), "`{verilator} --getenv VERILATOR_ROOT` failed");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{cmd:?} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Reads the `KEY = value` and `KEY += \` lists of a Verilator `_classes.mk`.
+fn parse_classes_mk(path: &Path) -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lists: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.is_empty() {
+            current = None;
+            continue;
+        }
+        if let Some((key, value)) = line.split_once("+=").or_else(|| line.split_once('=')) {
+            let key = key.trim().to_string();
+            let value = value.trim().trim_end_matches('\\').trim();
+            let entry = lists.entry(key.clone()).or_default();
+            if !value.is_empty() {
+                entry.push(value.to_string());
+            }
+            current = line.ends_with('\\').then_some(key);
+        } else if let Some(key) = &current {
+            let value = line.trim_end_matches('\\').trim();
+            if !value.is_empty() {
+                lists.get_mut(key).unwrap().push(value.to_string());
+            }
+            if !line.ends_with('\\') {
+                current = None;
+            }
+        }
+    }
+    lists
+}
+
+/// `parser_record.h` (C struct and copy macro) and `parser_record.rs`
+/// (the same struct for Rust), from `PARSER_RECORD_FIELDS`.
+fn generate_record_bindings(out_dir: &Path) {
+    let mut h = String::from("// Generated by cosim/build.rs from src/rtl_fields.rs.\n#pragma once\n#include <cstdint>\n");
+    h.push_str("struct mr_parser_record {\n    uint64_t cycle;\n");
+    for f in PARSER_RECORD_FIELDS {
+        writeln!(h, "    uint64_t {f};").unwrap();
+    }
+    h.push_str("};\n#define MR_PARSER_RECORD_COPY(rec, top) do { \\\n");
+    for f in PARSER_RECORD_FIELDS {
+        writeln!(h, "    (rec)->{f} = (top)->m_meta_{f}; \\").unwrap();
+    }
+    h.push_str("} while (0)\n");
+    std::fs::write(out_dir.join("parser_record.h"), h).unwrap();
+
+    let mut rs = String::from(
+        "/// One record as the RTL drove it, every port widened to 64 bits\n\
+         /// (generated by build.rs from `src/rtl_fields.rs`).\n\
+         #[repr(C)]\n#[derive(Debug, Clone, Copy, Default)]\npub struct RtlParserRecord {\n    /// Cycle of the output handshake.\n    pub cycle: u64,\n",
+    );
+    for f in PARSER_RECORD_FIELDS {
+        writeln!(rs, "    pub {f}: u64,").unwrap();
+    }
+    rs.push_str("}\n");
+    std::fs::write(out_dir.join("parser_record.rs"), rs).unwrap();
+}

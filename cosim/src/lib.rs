@@ -1,0 +1,10 @@
+//! The metaroce cosimulation harness: reads captures, drives the Verilated
+//! RTL and the golden model with the same frames, and compares every output
+//! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
+
+pub mod capture;
+pub mod harness;
+pub mod replay;
+pub mod report;
+pub mod rtl;
+pub mod stimuli;

@@ -1,0 +1,129 @@
+//! First-divergence reports: what a failing cosim prints, as text or JSON.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use metaroce_golden::ParseRecord;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One output transaction of either model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transaction {
+    pub frame: u64,
+    pub time_ns: u64,
+    /// Output cycle (RTL only).
+    pub cycle: Option<u64>,
+    pub record: ParseRecord,
+}
+
+/// One field on which the models disagree.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldDiff {
+    pub field: String,
+    pub golden: Value,
+    pub rtl: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivergenceKind {
+    /// Both models produced a transaction and they differ.
+    Mismatch,
+    /// The RTL produced nothing for `STALL_CYCLES` cycles while the golden
+    /// model still had transactions to match.
+    RtlStalled,
+    /// The RTL produced a transaction the golden model did not.
+    ExtraRtlTransaction,
+    /// The RTL drove a code that has no meaning (e.g. an unknown error class).
+    InvalidRtlOutput,
+}
+
+/// Where and how the two models first parted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Divergence {
+    pub kind: DivergenceKind,
+    pub block: &'static str,
+    pub capture: PathBuf,
+    pub width: u32,
+    pub seed: u64,
+    /// Frame (1-based) and timestamp of the expected transaction.
+    pub frame: u64,
+    pub time_ns: u64,
+    /// RTL cycle of the differing output, or of the give-up point.
+    pub cycle: u64,
+    pub detail: String,
+    pub diffs: Vec<FieldDiff>,
+    /// The last matched transactions before the divergence, oldest first,
+    /// then the diverging ones.
+    pub golden_last: Vec<Transaction>,
+    pub rtl_last: Vec<Transaction>,
+    pub repro: String,
+}
+
+/// The fields of two records that differ, in record order.
+pub fn field_diffs(golden: &ParseRecord, rtl: &ParseRecord) -> Vec<FieldDiff> {
+    let (Value::Object(g), Value::Object(r)) = (to_value(golden), to_value(rtl)) else {
+        unreachable!("records serialize as objects")
+    };
+    g.into_iter()
+        .zip(r)
+        .filter(|((_, gv), (_, rv))| gv != rv)
+        .map(|((field, golden), (_, rtl))| FieldDiff { field, golden, rtl })
+        .collect()
+}
+
+fn to_value(record: &ParseRecord) -> Value {
+    serde_json::to_value(record).expect("records serialize")
+}
+
+/// A record as `key=value` for its non-null fields.
+pub fn brief(record: &ParseRecord) -> String {
+    let Value::Object(map) = to_value(record) else { unreachable!() };
+    map.iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = serde_json::to_value(self.kind).unwrap();
+        writeln!(
+            f,
+            "DIVERGENCE ({}) in block {} of {} at DATA_WIDTH {}, seed {:#x}",
+            kind.as_str().unwrap_or_default(),
+            self.block,
+            self.capture.display(),
+            self.width,
+            self.seed
+        )?;
+        writeln!(
+            f,
+            "  frame {}  time {}.{:09} s  RTL cycle {}",
+            self.frame,
+            self.time_ns / 1_000_000_000,
+            self.time_ns % 1_000_000_000,
+            self.cycle
+        )?;
+        if !self.detail.is_empty() {
+            writeln!(f, "  {}", self.detail)?;
+        }
+        if !self.diffs.is_empty() {
+            let width = self.diffs.iter().map(|d| d.field.len()).max().unwrap_or(5).max(5);
+            writeln!(f, "  {:width$}  {:>22}  {:>22}", "field", "golden", "rtl")?;
+            for d in &self.diffs {
+                writeln!(f, "  {:width$}  {:>22}  {:>22}", d.field, d.golden.to_string(), d.rtl.to_string())?;
+            }
+        }
+        for (side, list) in [("golden", &self.golden_last), ("rtl", &self.rtl_last)] {
+            writeln!(f, "  last {} transactions:", side)?;
+            for t in list {
+                let cycle = t.cycle.map(|c| format!(" @{c}")).unwrap_or_default();
+                writeln!(f, "    frame {}{}: {}", t.frame, cycle, brief(&t.record))?;
+            }
+        }
+        write!(f, "  reproduce: {}", self.repro)
+    }
+}

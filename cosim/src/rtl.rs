@@ -1,0 +1,236 @@
+//! Safe wrapper over the Verilated parser (`csrc/parser_shim.cpp`).
+
+use std::ffi::c_void;
+use std::ptr::NonNull;
+
+use metaroce_golden::{FrameClass, ParseError, ParseRecord};
+
+use crate::capture::Frame;
+
+include!(concat!(env!("OUT_DIR"), "/parser_record.rs"));
+
+extern "C" {
+    fn mr_parser_new(data_width: u32, seed: u64, idle_pct: u32, stall_pct: u32) -> *mut c_void;
+    fn mr_parser_free(sim: *mut c_void);
+    fn mr_parser_push(
+        sim: *mut c_void,
+        bytes: *const u8,
+        lens: *const u32,
+        user: *const u8,
+        nframes: usize,
+        out: *mut RtlParserRecord,
+        out_cap: usize,
+        out_count: *mut usize,
+        last_beat_cycle: *mut u64,
+    ) -> usize;
+    fn mr_parser_drain(
+        sim: *mut c_void,
+        out: *mut RtlParserRecord,
+        out_cap: usize,
+        want: usize,
+        max_idle_cycles: u64,
+    ) -> usize;
+    fn mr_parser_cycles(sim: *mut c_void) -> u64;
+}
+
+/// AXI-Stream data widths the harness has a Verilated model for.
+pub const DATA_WIDTHS: [u32; 2] = [64, 512];
+
+/// Cycles without any record before a drain calls the RTL stalled; far
+/// above the parser's latency of 3 cycles.
+pub const STALL_CYCLES: u64 = 1000;
+
+/// How the harness paces the RTL's handshakes (`csrc/parser_shim.cpp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handshake {
+    /// Seed of the idle/backpressure/null-lane sequence.
+    pub seed: u64,
+    /// Percent of cycles the source idles before presenting a beat.
+    pub idle_pct: u32,
+    /// Percent of cycles the record sink holds `m_meta_ready` low.
+    pub stall_pct: u32,
+}
+
+impl Handshake {
+    /// Full speed: a beat every cycle, the sink always ready.
+    pub fn full_speed(seed: u64) -> Self {
+        Handshake { seed, idle_pct: 0, stall_pct: 0 }
+    }
+}
+
+/// Frames whose record arrives later than this after the frame went in
+/// cannot be in the output buffer at once: the pipeline holds 3.
+const RECORDS_IN_FLIGHT: usize = 8;
+
+/// One Verilated `roce_parser`.
+pub struct RtlParser {
+    sim: NonNull<c_void>,
+    width: u32,
+    bytes: Vec<u8>,
+    lens: Vec<u32>,
+    user: Vec<u8>,
+    out: Vec<RtlParserRecord>,
+    last_beat_cycles: Vec<u64>,
+}
+
+// The model belongs to one RtlParser and is only touched through &mut self.
+unsafe impl Send for RtlParser {}
+
+impl RtlParser {
+    pub fn new(width: u32, handshake: Handshake) -> Result<Self, String> {
+        // SAFETY: plain values in; null for an unknown width.
+        let sim = unsafe { mr_parser_new(width, handshake.seed, handshake.idle_pct, handshake.stall_pct) };
+        let sim = NonNull::new(sim)
+            .ok_or_else(|| format!("no RTL model for DATA_WIDTH {width}; built widths: {DATA_WIDTHS:?}"))?;
+        Ok(RtlParser {
+            sim,
+            width,
+            bytes: Vec::new(),
+            lens: Vec::new(),
+            user: Vec::new(),
+            out: Vec::new(),
+            last_beat_cycles: Vec::new(),
+        })
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Rising clock edges since reset.
+    pub fn cycles(&self) -> u64 {
+        // SAFETY: `sim` is live until drop.
+        unsafe { mr_parser_cycles(self.sim.as_ptr()) }
+    }
+
+    /// Sends every frame of `frames`; returns the records that came out
+    /// meanwhile (they may belong to earlier frames: the pipeline lags).
+    pub fn push<'a>(&mut self, frames: impl IntoIterator<Item = &'a Frame>) -> &[RtlParserRecord] {
+        self.bytes.clear();
+        self.lens.clear();
+        self.user.clear();
+        for frame in frames {
+            self.bytes.extend_from_slice(&frame.data);
+            self.lens.push(frame.data.len() as u32);
+            self.user.push(frame.mac_error as u8);
+        }
+        let n = self.lens.len();
+        self.out.clear();
+        self.out.resize(n + RECORDS_IN_FLIGHT, RtlParserRecord::default());
+        self.last_beat_cycles.clear();
+        self.last_beat_cycles.resize(n, 0);
+        let (mut sent, mut byte_offset, mut produced) = (0usize, 0usize, 0usize);
+        while sent < n {
+            let mut got = 0usize;
+            // SAFETY: every pointer covers the counts passed with it.
+            let done = unsafe {
+                mr_parser_push(
+                    self.sim.as_ptr(),
+                    self.bytes[byte_offset..].as_ptr(),
+                    self.lens[sent..].as_ptr(),
+                    self.user[sent..].as_ptr(),
+                    n - sent,
+                    self.out[produced..].as_mut_ptr(),
+                    self.out.len() - produced,
+                    &mut got,
+                    self.last_beat_cycles[sent..].as_mut_ptr(),
+                )
+            };
+            byte_offset += self.lens[sent..sent + done].iter().map(|&l| l as usize).sum::<usize>();
+            sent += done;
+            produced += got;
+            if produced == self.out.len() {
+                self.out.resize(self.out.len() + RECORDS_IN_FLIGHT, RtlParserRecord::default());
+            }
+        }
+        &self.out[..produced]
+    }
+
+    /// Cycle on which each frame of the last `push` had its last beat taken.
+    pub fn last_beat_cycles(&self) -> &[u64] {
+        &self.last_beat_cycles
+    }
+
+    /// Clocks with no input until `want` records came out or none came for
+    /// `STALL_CYCLES` cycles; returns those that came.
+    pub fn drain(&mut self, want: usize) -> &[RtlParserRecord] {
+        self.out.clear();
+        self.out.resize(want, RtlParserRecord::default());
+        // SAFETY: `out` holds `want` records.
+        let got = unsafe { mr_parser_drain(self.sim.as_ptr(), self.out.as_mut_ptr(), want, want, STALL_CYCLES) };
+        &self.out[..got]
+    }
+}
+
+impl Drop for RtlParser {
+    fn drop(&mut self) {
+        // SAFETY: created by mr_parser_new, freed once.
+        unsafe { mr_parser_free(self.sim.as_ptr()) }
+    }
+}
+
+impl RtlParserRecord {
+    /// The record in the golden model's terms; `Err` names a code the RTL
+    /// must never drive.
+    pub fn to_parse_record(&self) -> Result<ParseRecord, String> {
+        let class = FrameClass::from_code(self.frame_class as u8)
+            .ok_or_else(|| format!("m_meta_frame_class = {} is no class", self.frame_class))?;
+        let error = match self.error {
+            0 => None,
+            code => Some(ParseError::from_code(code as u8).ok_or_else(|| format!("m_meta_error = {code} is no error"))?),
+        };
+        let on = |valid: u64| valid != 0;
+        let eth = on(self.eth_valid);
+        let tagged = eth && self.vlan_count > 0;
+        let ip = on(self.ip_valid);
+        let udp = on(self.udp_valid);
+        let bth = on(self.bth_valid);
+        let icrc = on(self.icrc_valid);
+        let reth = on(self.reth_valid);
+        let aeth = on(self.aeth_valid);
+        let atomic = on(self.atomic_valid);
+        let deth = on(self.deth_valid);
+        Ok(ParseRecord {
+            class,
+            error,
+            frame_len: self.frame_len as u32,
+            eth_type: eth.then_some(self.eth_type as u16),
+            vlan_count: eth.then_some(self.vlan_count as u8),
+            vlan_pcp: tagged.then_some(self.vlan_pcp as u8),
+            vlan_id: tagged.then_some(self.vlan_id as u16),
+            ip_version: ip.then_some(self.ip_version as u8),
+            dscp: ip.then_some(self.dscp as u8),
+            ecn: ip.then_some(self.ecn as u8),
+            udp_sport: udp.then_some(self.udp_sport as u16),
+            udp_dport: udp.then_some(self.udp_dport as u16),
+            opcode: bth.then_some(self.opcode as u8),
+            se: bth.then_some(self.se as u8),
+            mig_req: bth.then_some(self.mig_req as u8),
+            pad_cnt: bth.then_some(self.pad_cnt as u8),
+            tver: bth.then_some(self.tver as u8),
+            pkey: bth.then_some(self.pkey as u16),
+            fecn: bth.then_some(self.fecn as u8),
+            becn: bth.then_some(self.becn as u8),
+            dest_qp: bth.then_some(self.dest_qp as u32),
+            ack_req: bth.then_some(self.ack_req as u8),
+            psn: bth.then_some(self.psn as u32),
+            icrc: icrc.then_some(self.icrc as u32),
+            icrc_ok: icrc.then_some(self.icrc_ok != 0),
+            payload_len: icrc.then_some(self.payload_len as u16),
+            reth_va: reth.then_some(self.reth_va),
+            reth_rkey: reth.then_some(self.reth_rkey as u32),
+            reth_dma_len: reth.then_some(self.reth_dma_len as u32),
+            aeth_syndrome: aeth.then_some(self.aeth_syndrome as u8),
+            aeth_msn: aeth.then_some(self.aeth_msn as u32),
+            imm_data: on(self.imm_valid).then_some(self.imm_data as u32),
+            ieth_rkey: on(self.ieth_valid).then_some(self.ieth_rkey as u32),
+            deth_qkey: deth.then_some(self.deth_qkey as u32),
+            deth_src_qp: deth.then_some(self.deth_src_qp as u32),
+            atomic_va: atomic.then_some(self.atomic_va),
+            atomic_rkey: atomic.then_some(self.atomic_rkey as u32),
+            atomic_swap_add: atomic.then_some(self.atomic_swap_add),
+            atomic_compare: atomic.then_some(self.atomic_compare),
+            atomic_ack_orig: on(self.atomic_ack_valid).then_some(self.atomic_ack_orig),
+        })
+    }
+}

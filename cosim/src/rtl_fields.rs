@@ -1,0 +1,19 @@
+// The parser record as the RTL drives it: `m_meta_<name>` ports of
+// rtl/roce_parser.v, in port order. build.rs generates the C++ copy code and
+// the `#[repr(C)]` Rust struct from this one table, so a port renamed in the
+// RTL fails the build instead of reading garbage.
+pub const PARSER_RECORD_FIELDS: &[&str] = &[
+    "frame_class", "error", "frame_len",
+    "eth_valid", "vlan_count", "vlan_pcp", "vlan_id", "eth_type",
+    "ip_valid", "ip_version", "dscp", "ecn",
+    "udp_valid", "udp_sport", "udp_dport",
+    "bth_valid", "opcode", "se", "mig_req", "pad_cnt", "tver", "pkey", "fecn", "becn", "dest_qp", "ack_req", "psn",
+    "icrc_valid", "icrc", "icrc_ok", "payload_len",
+    "reth_valid", "reth_va", "reth_rkey", "reth_dma_len",
+    "aeth_valid", "aeth_syndrome", "aeth_msn",
+    "imm_valid", "imm_data",
+    "ieth_valid", "ieth_rkey",
+    "deth_valid", "deth_qkey", "deth_src_qp",
+    "atomic_valid", "atomic_va", "atomic_rkey", "atomic_swap_add", "atomic_compare",
+    "atomic_ack_valid", "atomic_ack_orig",
+];
