@@ -16,22 +16,35 @@ include!("src/rtl_fields.rs");
 /// Data widths built into the harness (the `--width` values).
 const DATA_WIDTHS: &[u32] = &[64, 512];
 /// The RTL sources of the parser, relative to the workspace root.
-const PARSER_SOURCES: &[&str] = &["rtl/roce_parser.v", "rtl/crc32_lfsr.v", "rtl/roce_opcode_decode.v"];
+/// The parser source list (top first), shared with the lint and synthesis tests.
+const PARSER_FILE_LIST: &str = "rtl/parser.f";
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let root = manifest_dir.parent().expect("cosim/ sits in the workspace").to_path_buf();
+    let root = manifest_dir
+        .parent()
+        .expect("cosim/ sits in the workspace")
+        .to_path_buf();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
 
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-changed=src/rtl_fields.rs");
     println!("cargo:rerun-if-changed=csrc");
-    for entry in std::fs::read_dir(root.join("rtl")).expect("rtl/ exists").flatten() {
+    for entry in std::fs::read_dir(root.join("rtl"))
+        .expect("rtl/ exists")
+        .flatten()
+    {
         println!("cargo:rerun-if-changed={}", entry.path().display());
     }
 
     let verilator_root = verilator_root(&verilator);
+    let list = std::fs::read_to_string(root.join(PARSER_FILE_LIST)).expect("rtl/parser.f");
+    let sources: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .collect();
     let include = verilator_root.join("include");
 
     let mut build = cc::Build::new();
@@ -54,14 +67,27 @@ fn main() {
         let prefix = format!("Vparser{width}");
         let mdir = out_dir.join(format!("parser_w{width}"));
         let mut cmd = Command::new(&verilator);
-        cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wall"])
-            .arg(format!("-GDATA_WIDTH={width}"))
-            .args(["--prefix", &prefix, "--top-module", "roce_parser", "-Mdir"])
-            .arg(&mdir)
-            .args(PARSER_SOURCES.iter().map(|s| root.join(s)));
+        cmd.args([
+            "--cc",
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "-Wall",
+        ])
+        .arg(format!("-GDATA_WIDTH={width}"))
+        .args(["--prefix", &prefix, "--top-module", "roce_parser", "-Mdir"])
+        .arg(&mdir)
+        .args(sources.iter().map(|s| root.join(s)));
         run(&mut cmd);
         let classes = parse_classes_mk(&mdir.join(format!("{prefix}_classes.mk")));
-        for key in ["VM_CLASSES_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"] {
+        for key in [
+            "VM_CLASSES_FAST",
+            "VM_CLASSES_SLOW",
+            "VM_SUPPORT_FAST",
+            "VM_SUPPORT_SLOW",
+        ] {
             for name in classes.get(key).into_iter().flatten() {
                 build.file(mdir.join(format!("{name}.cpp")));
             }
@@ -69,7 +95,13 @@ fn main() {
         for key in ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"] {
             globals.extend(classes.get(key).into_iter().flatten().cloned());
         }
-        for key in ["VM_COVERAGE", "VM_TRACE", "VM_TRACE_FST", "VM_TRACE_VCD", "VM_TIMING"] {
+        for key in [
+            "VM_COVERAGE",
+            "VM_TRACE",
+            "VM_TRACE_FST",
+            "VM_TRACE_VCD",
+            "VM_TIMING",
+        ] {
             if let Some(v) = classes.get(key).and_then(|v| v.first()) {
                 switches.insert(key.to_string(), v.clone());
             }
@@ -94,18 +126,26 @@ fn main() {
 }
 
 fn verilator_root(verilator: &str) -> PathBuf {
-    let out = Command::new(verilator).args(["--getenv", "VERILATOR_ROOT"]).output().unwrap_or_else(|e| {
-        panic!(
-            "cannot run `{verilator}` ({e}). The cosim needs Verilator 5.006: \
+    let out = Command::new(verilator)
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run `{verilator}` ({e}). The cosim needs Verilator 5.006: \
              `apt-get install verilator` as root, or `ci/setup.sh`."
-        )
-    });
-    assert!(out.status.success(), "`{verilator} --getenv VERILATOR_ROOT` failed");
+            )
+        });
+    assert!(
+        out.status.success(),
+        "`{verilator} --getenv VERILATOR_ROOT` failed"
+    );
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     if !out.status.success() {
         panic!(
             "{cmd:?} failed:\n{}{}",

@@ -160,17 +160,15 @@ localparam [4:0] ERR_TRUNCATED_EXT = 5'd16;
 localparam [4:0] ERR_TOO_SHORT_FOR_ICRC = 5'd17;
 localparam [4:0] ERR_BAD_ICRC = 5'd18;
 
-// Elaboration-time parameter checks.
-initial begin
-    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || (DATA_WIDTH & (DATA_WIDTH - 1)) != 0) begin
+// Elaboration-time parameter checks (Verilator USERERROR, Yosys ERROR).
+generate
+    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || (DATA_WIDTH & (DATA_WIDTH - 1)) != 0) begin : g_bad_data_width
         $error("roce_parser: DATA_WIDTH must be 64, 128, 256 or 512 (got %0d)", DATA_WIDTH);
-        $finish;
     end
-    if (KEEP_WIDTH * 8 != DATA_WIDTH) begin
+    if (KEEP_WIDTH * 8 != DATA_WIDTH) begin : g_bad_keep_width
         $error("roce_parser: KEEP_WIDTH must be DATA_WIDTH/8");
-        $finish;
     end
-end
+endgenerate
 
 // ADVANCE[n]: CRC_LRH_STATE run over n zero bytes, n = 0..KEEP_WIDTH.
 function [32*(KEEP_WIDTH+1)-1:0] crc_advance_table(input integer unused);

@@ -20,7 +20,10 @@ pub struct FrameRange {
 }
 
 impl FrameRange {
-    pub const ALL: FrameRange = FrameRange { first: 1, last: u64::MAX };
+    pub const ALL: FrameRange = FrameRange {
+        first: 1,
+        last: u64::MAX,
+    };
     pub fn contains(&self, frame: u64) -> bool {
         (self.first..=self.last).contains(&frame)
     }
@@ -29,14 +32,20 @@ impl FrameRange {
 impl FromStr for FrameRange {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let number = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("`{t}` is not a frame number"));
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("`{t}` is not a frame number"))
+        };
         let (first, last) = match s.split_once(':') {
             Some((a, "")) => (number(a)?, u64::MAX),
             Some((a, b)) => (number(a)?, number(b)?),
             None => (number(s)?, number(s)?),
         };
         if first == 0 || last < first {
-            return Err(format!("`{s}`: frames count from 1 and the range must not be empty"));
+            return Err(format!(
+                "`{s}`: frames count from 1 and the range must not be empty"
+            ));
         }
         Ok(FrameRange { first, last })
     }
@@ -146,7 +155,11 @@ pub fn cosim_capture(capture: &Path, options: &CosimOptions) -> CaptureRun {
     run
 }
 
-fn cosim_frames(capture: &Path, options: &CosimOptions, run: &mut CaptureRun) -> Result<(), Ending> {
+fn cosim_frames(
+    capture: &Path,
+    options: &CosimOptions,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
     let mut reader = CaptureReader::open(capture).map_err(Ending::CaptureError)?;
     let mut rtl = RtlParser::new(options.width, options.handshake).map_err(Ending::Setup)?;
     let mut compare = Comparator::new(capture, options);
@@ -168,7 +181,10 @@ fn cosim_frames(capture: &Path, options: &CosimOptions, run: &mut CaptureRun) ->
         }
         run.frames_read = reader.frames_read();
         for frame in &batch[..filled] {
-            compare.expect(frame, parse_frame(&frame.data, frame.mac_error, &options.parser));
+            compare.expect(
+                frame,
+                parse_frame(&frame.data, frame.mac_error, &options.parser),
+            );
         }
         let records = rtl.push(&batch[..filled]);
         run.cycles = records.last().map_or(run.cycles, |r| r.cycle);
@@ -194,7 +210,14 @@ fn cosim_frames(capture: &Path, options: &CosimOptions, run: &mut CaptureRun) ->
             compare.pending.len()
         );
         let (frame, time_ns) = (expected.frame, expected.time_ns);
-        return Err(compare.diverged(DivergenceKind::RtlStalled, frame, time_ns, run.cycles, detail, vec![]));
+        return Err(compare.diverged(
+            DivergenceKind::RtlStalled,
+            frame,
+            time_ns,
+            run.cycles,
+            detail,
+            vec![],
+        ));
     }
     match capture_error {
         Some(e) => Err(Ending::CaptureError(e)),
@@ -223,24 +246,51 @@ impl<'a> Comparator<'a> {
     }
 
     fn expect(&mut self, frame: &Frame, record: ParseRecord) {
-        self.pending.push_back(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record });
+        self.pending.push_back(Transaction {
+            frame: frame.index,
+            time_ns: frame.time_ns,
+            cycle: None,
+            record,
+        });
     }
 
     fn check(&mut self, rtl: &RtlParserRecord, run: &mut CaptureRun) -> Result<(), Ending> {
         let Some(golden) = self.pending.pop_front() else {
             let detail = "the RTL produced a record with no frame left to match it".to_string();
-            let (frame, time) = self.golden_last.back().map_or((0, 0), |t| (t.frame, t.time_ns));
-            return Err(self.diverged(DivergenceKind::ExtraRtlTransaction, frame, time, rtl.cycle, detail, vec![]));
+            let (frame, time) = self
+                .golden_last
+                .back()
+                .map_or((0, 0), |t| (t.frame, t.time_ns));
+            return Err(self.diverged(
+                DivergenceKind::ExtraRtlTransaction,
+                frame,
+                time,
+                rtl.cycle,
+                detail,
+                vec![],
+            ));
         };
         let record = match rtl.to_parse_record() {
             Ok(record) => record,
             Err(detail) => {
                 let (frame, time) = (golden.frame, golden.time_ns);
                 self.golden_last.push_back(golden);
-                return Err(self.diverged(DivergenceKind::InvalidRtlOutput, frame, time, rtl.cycle, detail, vec![]));
+                return Err(self.diverged(
+                    DivergenceKind::InvalidRtlOutput,
+                    frame,
+                    time,
+                    rtl.cycle,
+                    detail,
+                    vec![],
+                ));
             }
         };
-        let observed = Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record };
+        let observed = Transaction {
+            frame: golden.frame,
+            time_ns: golden.time_ns,
+            cycle: Some(rtl.cycle),
+            record,
+        };
         let diffs = field_diffs(&golden.record, &observed.record);
         let (frame, time) = (golden.frame, golden.time_ns);
         self.remember(golden, observed);
@@ -248,7 +298,14 @@ impl<'a> Comparator<'a> {
             run.frames_matched += 1;
             Ok(())
         } else {
-            Err(self.diverged(DivergenceKind::Mismatch, frame, time, rtl.cycle, String::new(), diffs))
+            Err(self.diverged(
+                DivergenceKind::Mismatch,
+                frame,
+                time,
+                rtl.cycle,
+                String::new(),
+                diffs,
+            ))
         }
     }
 

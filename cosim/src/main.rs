@@ -14,7 +14,11 @@ use metaroce_cosim::stimuli;
 use metaroce_golden::ParserConfig;
 
 #[derive(Parser)]
-#[command(name = "metaroce", version, about = "RoCEv2 NIC pipeline: Verilator RTL against the golden model")]
+#[command(
+    name = "metaroce",
+    version,
+    about = "RoCEv2 NIC pipeline: Verilator RTL against the golden model"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -80,7 +84,9 @@ struct ParserArgs {
 
 impl ParserArgs {
     fn config(&self) -> ParserConfig {
-        ParserConfig { roce_udp_port: self.roce_port }
+        ParserConfig {
+            roce_udp_port: self.roce_port,
+        }
     }
 }
 
@@ -101,7 +107,9 @@ fn parse_width(s: &str) -> Result<u32, String> {
     if DATA_WIDTHS.contains(&width) {
         Ok(width)
     } else {
-        Err(format!("no RTL model for width {width}; choose one of {DATA_WIDTHS:?}"))
+        Err(format!(
+            "no RTL model for width {width}; choose one of {DATA_WIDTHS:?}"
+        ))
     }
 }
 
@@ -148,23 +156,46 @@ fn default_pcaps() -> PathBuf {
 }
 
 fn run_cosim(args: CosimArgs) -> Result<ExitCode> {
-    let paths = if args.paths.is_empty() { vec![default_pcaps()] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() {
+        vec![default_pcaps()]
+    } else {
+        args.paths.clone()
+    };
     let captures = metaroce_cosim::stimuli::find_captures(&paths)?;
     if captures.is_empty() {
-        bail!("no .pcap or .pcapng files in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "no .pcap or .pcapng files in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let widths: Vec<u32> = match args.width {
         WidthChoice::All => DATA_WIDTHS.to_vec(),
         WidthChoice::One(w) => vec![w],
     };
     let seed = args.seed.unwrap_or_else(random_seed);
-    println!("cosim: {} capture(s), width(s) {widths:?}, seed {seed:#x}, idle {}%, stall {}%", captures.len(), args.idle, args.stall);
+    println!(
+        "cosim: {} capture(s), width(s) {widths:?}, seed {seed:#x}, idle {}%, stall {}%",
+        captures.len(),
+        args.idle,
+        args.stall
+    );
 
     let started = Instant::now();
     let (mut frames, mut matched, mut failed) = (0u64, 0u64, 0usize);
     for capture in &captures {
         for &width in &widths {
-            let mut options = CosimOptions::new(width, Handshake { seed, idle_pct: args.idle, stall_pct: args.stall });
+            let mut options = CosimOptions::new(
+                width,
+                Handshake {
+                    seed,
+                    idle_pct: args.idle,
+                    stall_pct: args.stall,
+                },
+            );
             options.parser = args.parser.config();
             if let Some(range) = args.frames {
                 options.frames = range;
@@ -197,11 +228,17 @@ fn run_cosim(args: CosimArgs) -> Result<ExitCode> {
         secs,
         frames as f64 / secs.max(1e-9)
     );
-    Ok(if failed == 0 && matched == frames { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 && matched == frames {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn random_seed() -> u64 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     (nanos as u64) ^ (std::process::id() as u64).rotate_left(32)
 }
 
@@ -212,7 +249,13 @@ fn run_replay(args: ReplayArgs) -> Result<ExitCode> {
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = replay(&args.capture, model, args.format, &args.parser.config(), &mut out);
+    let result = replay(
+        &args.capture,
+        model,
+        args.format,
+        &args.parser.config(),
+        &mut out,
+    );
     out.flush().context("writing output")?;
     match result {
         Ok(_) => Ok(ExitCode::SUCCESS),
@@ -224,7 +267,8 @@ fn run_replay(args: ReplayArgs) -> Result<ExitCode> {
 }
 
 fn run_gen(out: &Path) -> Result<ExitCode> {
-    let written = stimuli::write_all(out).with_context(|| format!("writing captures to {}", out.display()))?;
+    let written = stimuli::write_all(out)
+        .with_context(|| format!("writing captures to {}", out.display()))?;
     for (path, frames) in &written {
         println!("{frames:>6} frames  {}", path.display());
     }

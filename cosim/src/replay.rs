@@ -67,7 +67,9 @@ pub fn replay(
     let mut reader = CaptureReader::open(capture).map_err(ReplayError::Capture)?;
     let mut rtl = match model {
         Model::Golden => None,
-        Model::Rtl { width } => Some(RtlParser::new(width, Handshake::full_speed(0)).map_err(ReplayError::Rtl)?),
+        Model::Rtl { width } => {
+            Some(RtlParser::new(width, Handshake::full_speed(0)).map_err(ReplayError::Rtl)?)
+        }
     };
     let mut batch = vec![Frame::default(); 256];
     let mut waiting: VecDeque<(u64, u64)> = VecDeque::new();
@@ -127,9 +129,12 @@ fn write_rtl(
     records: &[crate::rtl::RtlParserRecord],
 ) -> Result<u64, ReplayError> {
     for rtl_record in records {
-        let (frame, time_ns) =
-            waiting.pop_front().ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
-        let record = rtl_record.to_parse_record().map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
+        let (frame, time_ns) = waiting
+            .pop_front()
+            .ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
+        let record = rtl_record
+            .to_parse_record()
+            .map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
         write_record(out, format, frame, time_ns, &record)?;
     }
     Ok(records.len() as u64)
@@ -144,7 +149,14 @@ pub fn write_record(
 ) -> io::Result<()> {
     match format {
         OutputFormat::Jsonl => {
-            serde_json::to_writer(&mut *out, &FrameRecord { frame, time_ns, record })?;
+            serde_json::to_writer(
+                &mut *out,
+                &FrameRecord {
+                    frame,
+                    time_ns,
+                    record,
+                },
+            )?;
             writeln!(out)
         }
         OutputFormat::Text => writeln!(

@@ -79,7 +79,9 @@ fn to_value(record: &ParseRecord) -> Value {
 
 /// A record as `key=value` for its non-null fields.
 pub fn brief(record: &ParseRecord) -> String {
-    let Value::Object(map) = to_value(record) else { unreachable!() };
+    let Value::Object(map) = to_value(record) else {
+        unreachable!()
+    };
     map.iter()
         .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
@@ -111,10 +113,22 @@ impl fmt::Display for Divergence {
             writeln!(f, "  {}", self.detail)?;
         }
         if !self.diffs.is_empty() {
-            let width = self.diffs.iter().map(|d| d.field.len()).max().unwrap_or(5).max(5);
+            let width = self
+                .diffs
+                .iter()
+                .map(|d| d.field.len())
+                .max()
+                .unwrap_or(5)
+                .max(5);
             writeln!(f, "  {:width$}  {:>22}  {:>22}", "field", "golden", "rtl")?;
             for d in &self.diffs {
-                writeln!(f, "  {:width$}  {:>22}  {:>22}", d.field, d.golden.to_string(), d.rtl.to_string())?;
+                writeln!(
+                    f,
+                    "  {:width$}  {:>22}  {:>22}",
+                    d.field,
+                    d.golden.to_string(),
+                    d.rtl.to_string()
+                )?;
             }
         }
         for (side, list) in [("golden", &self.golden_last), ("rtl", &self.rtl_last)] {

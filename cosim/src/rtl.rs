@@ -54,7 +54,11 @@ pub struct Handshake {
 impl Handshake {
     /// Full speed: a beat every cycle, the sink always ready.
     pub fn full_speed(seed: u64) -> Self {
-        Handshake { seed, idle_pct: 0, stall_pct: 0 }
+        Handshake {
+            seed,
+            idle_pct: 0,
+            stall_pct: 0,
+        }
     }
 }
 
@@ -79,9 +83,17 @@ unsafe impl Send for RtlParser {}
 impl RtlParser {
     pub fn new(width: u32, handshake: Handshake) -> Result<Self, String> {
         // SAFETY: plain values in; null for an unknown width.
-        let sim = unsafe { mr_parser_new(width, handshake.seed, handshake.idle_pct, handshake.stall_pct) };
-        let sim = NonNull::new(sim)
-            .ok_or_else(|| format!("no RTL model for DATA_WIDTH {width}; built widths: {DATA_WIDTHS:?}"))?;
+        let sim = unsafe {
+            mr_parser_new(
+                width,
+                handshake.seed,
+                handshake.idle_pct,
+                handshake.stall_pct,
+            )
+        };
+        let sim = NonNull::new(sim).ok_or_else(|| {
+            format!("no RTL model for DATA_WIDTH {width}; built widths: {DATA_WIDTHS:?}")
+        })?;
         Ok(RtlParser {
             sim,
             width,
@@ -116,7 +128,8 @@ impl RtlParser {
         }
         let n = self.lens.len();
         self.out.clear();
-        self.out.resize(n + RECORDS_IN_FLIGHT, RtlParserRecord::default());
+        self.out
+            .resize(n + RECORDS_IN_FLIGHT, RtlParserRecord::default());
         self.last_beat_cycles.clear();
         self.last_beat_cycles.resize(n, 0);
         let (mut sent, mut byte_offset, mut produced) = (0usize, 0usize, 0usize);
@@ -136,11 +149,17 @@ impl RtlParser {
                     self.last_beat_cycles[sent..].as_mut_ptr(),
                 )
             };
-            byte_offset += self.lens[sent..sent + done].iter().map(|&l| l as usize).sum::<usize>();
+            byte_offset += self.lens[sent..sent + done]
+                .iter()
+                .map(|&l| l as usize)
+                .sum::<usize>();
             sent += done;
             produced += got;
             if produced == self.out.len() {
-                self.out.resize(self.out.len() + RECORDS_IN_FLIGHT, RtlParserRecord::default());
+                self.out.resize(
+                    self.out.len() + RECORDS_IN_FLIGHT,
+                    RtlParserRecord::default(),
+                );
             }
         }
         &self.out[..produced]
@@ -157,7 +176,15 @@ impl RtlParser {
         self.out.clear();
         self.out.resize(want, RtlParserRecord::default());
         // SAFETY: `out` holds `want` records.
-        let got = unsafe { mr_parser_drain(self.sim.as_ptr(), self.out.as_mut_ptr(), want, want, STALL_CYCLES) };
+        let got = unsafe {
+            mr_parser_drain(
+                self.sim.as_ptr(),
+                self.out.as_mut_ptr(),
+                want,
+                want,
+                STALL_CYCLES,
+            )
+        };
         &self.out[..got]
     }
 }
@@ -177,7 +204,10 @@ impl RtlParserRecord {
             .ok_or_else(|| format!("m_meta_frame_class = {} is no class", self.frame_class))?;
         let error = match self.error {
             0 => None,
-            code => Some(ParseError::from_code(code as u8).ok_or_else(|| format!("m_meta_error = {code} is no error"))?),
+            code => Some(
+                ParseError::from_code(code as u8)
+                    .ok_or_else(|| format!("m_meta_error = {code} is no error"))?,
+            ),
         };
         let on = |valid: u64| valid != 0;
         let eth = on(self.eth_valid);
