@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what metaroce needs and the machine lacks: Verilator (the RTL
-# simulator the cosim builds), tshark (the parser's outside oracle) and Yosys
-# (the synthesis check), from Debian's packages; rustfmt and clippy through
+# simulator the cosim builds) and zlib's headers (its FST writer), tshark
+# (the parser's outside oracle) and Yosys (the synthesis check), from
+# Debian's packages; rustfmt and clippy through
 # rustup. Needs root for apt-get; otherwise says what to install.
 set -euo pipefail
 
@@ -9,6 +10,8 @@ missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
+# zlib headers: Verilator's FST waveform writer links zlib.
+[ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 
 if ((${#missing[@]})); then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,7 +1,7 @@
 //! Verilates rtl/ and compiles the model with the C++ shim (`csrc/`).
 //!
-//! One Verilated model per data width in `DATA_WIDTHS`, each under its own
-//! class prefix so all of them link into one binary. The list of generated
+//! One Verilated model per entry of `VARIANTS`, each under its own class
+//! prefix so all of them link into one binary. The list of generated
 //! files comes from Verilator's own `<prefix>_classes.mk`; the C++ is always
 //! built at -O2 or higher, also in debug builds, because an unoptimised
 //! Verilated model is an order of magnitude slower.
@@ -13,38 +13,61 @@ use std::process::Command;
 
 include!("src/rtl_fields.rs");
 
-/// Data widths built into the harness (the `--width` values).
-const DATA_WIDTHS: &[u32] = &[64, 512];
-/// The RTL sources of the parser, relative to the workspace root.
 /// The parser source list (top first), shared with the lint and synthesis tests.
 const PARSER_FILE_LIST: &str = "rtl/parser.f";
 
+/// One Verilated build of the parser: `prefix` is its C++ class, `args`
+/// what it adds to the common Verilator arguments.
+struct Variant {
+    prefix: &'static str,
+    width: u32,
+    args: &'static [&'static str],
+}
+
+/// Every model in the binary. All run the RTL assertions; the plain ones
+/// also carry FST tracing (off until a trace is opened), the `Cov` ones
+/// Verilator line and toggle coverage, and `Vparser64Bug` a deliberate bug
+/// (`METAROCE_INJECT_BUG`) for the harness's own tests.
+const VARIANTS: &[Variant] = &[
+    Variant { prefix: "Vparser64", width: 64, args: &["--trace-fst"] },
+    Variant { prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
+    Variant { prefix: "Vparser64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { prefix: "Vparser512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { prefix: "Vparser64Bug", width: 64, args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"] },
+];
+
+/// Arguments every variant gets: optimised, X values randomised per seed
+/// (`--x-assign/--x-initial unique`, seeded at run time), assertions on.
+const COMMON_ARGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "unique",
+    "--x-initial",
+    "unique",
+    "--assert",
+    "+define+METAROCE_ASSERTIONS",
+    "-Wall",
+    "--top-module",
+    "roce_parser",
+];
+
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let root = manifest_dir
-        .parent()
-        .expect("cosim/ sits in the workspace")
-        .to_path_buf();
+    let root = manifest_dir.parent().expect("cosim/ sits in the workspace").to_path_buf();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
 
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-changed=src/rtl_fields.rs");
     println!("cargo:rerun-if-changed=csrc");
-    for entry in std::fs::read_dir(root.join("rtl"))
-        .expect("rtl/ exists")
-        .flatten()
-    {
+    for entry in std::fs::read_dir(root.join("rtl")).expect("rtl/ exists").flatten() {
         println!("cargo:rerun-if-changed={}", entry.path().display());
     }
 
     let verilator_root = verilator_root(&verilator);
     let list = std::fs::read_to_string(root.join(PARSER_FILE_LIST)).expect("rtl/parser.f");
-    let sources: Vec<&str> = list
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("//"))
-        .collect();
+    let sources: Vec<&str> = list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
     let include = verilator_root.join("include");
 
     let mut build = cc::Build::new();
@@ -62,32 +85,19 @@ fn main() {
         .include(manifest_dir.join("csrc"));
 
     let mut globals = Vec::new();
-    let mut switches = BTreeMap::new();
-    for &width in DATA_WIDTHS {
-        let prefix = format!("Vparser{width}");
-        let mdir = out_dir.join(format!("parser_w{width}"));
+    let mut switches: BTreeMap<String, String> = BTreeMap::new();
+    for variant in VARIANTS {
+        let mdir = out_dir.join(variant.prefix);
         let mut cmd = Command::new(&verilator);
-        cmd.args([
-            "--cc",
-            "-O3",
-            "--x-assign",
-            "fast",
-            "--x-initial",
-            "fast",
-            "-Wall",
-        ])
-        .arg(format!("-GDATA_WIDTH={width}"))
-        .args(["--prefix", &prefix, "--top-module", "roce_parser", "-Mdir"])
-        .arg(&mdir)
-        .args(sources.iter().map(|s| root.join(s)));
+        cmd.args(COMMON_ARGS)
+            .args(variant.args)
+            .arg(format!("-GDATA_WIDTH={}", variant.width))
+            .args(["--prefix", variant.prefix, "-Mdir"])
+            .arg(&mdir)
+            .args(sources.iter().map(|s| root.join(s)));
         run(&mut cmd);
-        let classes = parse_classes_mk(&mdir.join(format!("{prefix}_classes.mk")));
-        for key in [
-            "VM_CLASSES_FAST",
-            "VM_CLASSES_SLOW",
-            "VM_SUPPORT_FAST",
-            "VM_SUPPORT_SLOW",
-        ] {
+        let classes = parse_classes_mk(&mdir.join(format!("{}_classes.mk", variant.prefix)));
+        for key in ["VM_CLASSES_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"] {
             for name in classes.get(key).into_iter().flatten() {
                 build.file(mdir.join(format!("{name}.cpp")));
             }
@@ -95,15 +105,14 @@ fn main() {
         for key in ["VM_GLOBAL_FAST", "VM_GLOBAL_SLOW"] {
             globals.extend(classes.get(key).into_iter().flatten().cloned());
         }
-        for key in [
-            "VM_COVERAGE",
-            "VM_TRACE",
-            "VM_TRACE_FST",
-            "VM_TRACE_VCD",
-            "VM_TIMING",
-        ] {
+        // The runtime is compiled once for all variants, so it gets each
+        // feature any of them uses.
+        for key in ["VM_COVERAGE", "VM_TRACE", "VM_TRACE_FST", "VM_TRACE_VCD", "VM_TIMING"] {
             if let Some(v) = classes.get(key).and_then(|v| v.first()) {
-                switches.insert(key.to_string(), v.clone());
+                let entry = switches.entry(key.to_string()).or_insert_with(|| "0".into());
+                if v.as_str() > entry.as_str() {
+                    *entry = v.clone();
+                }
             }
         }
         build.include(&mdir);
@@ -120,38 +129,28 @@ fn main() {
     build.file(manifest_dir.join("csrc/parser_shim.cpp"));
 
     generate_record_bindings(&out_dir);
+    generate_variant_table(&out_dir);
     build.compile("metaroce_rtl");
     println!("cargo:rustc-link-lib=pthread");
     println!("cargo:rustc-link-lib=atomic");
+    println!("cargo:rustc-link-lib=z");
 }
 
 fn verilator_root(verilator: &str) -> PathBuf {
-    let out = Command::new(verilator)
-        .args(["--getenv", "VERILATOR_ROOT"])
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run `{verilator}` ({e}). The cosim needs Verilator 5.006: \
+    let out = Command::new(verilator).args(["--getenv", "VERILATOR_ROOT"]).output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run `{verilator}` ({e}). The cosim needs Verilator 5.006: \
              `apt-get install verilator` as root, or `ci/setup.sh`."
-            )
-        });
-    assert!(
-        out.status.success(),
-        "`{verilator} --getenv VERILATOR_ROOT` failed"
-    );
+        )
+    });
+    assert!(out.status.success(), "`{verilator} --getenv VERILATOR_ROOT` failed");
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 fn run(cmd: &mut Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     if !out.status.success() {
-        panic!(
-            "{cmd:?} failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        panic!("{cmd:?} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -190,7 +189,8 @@ fn parse_classes_mk(path: &Path) -> BTreeMap<String, Vec<String>> {
 /// `parser_record.h` (C struct and copy macro) and `parser_record.rs`
 /// (the same struct for Rust), from `PARSER_RECORD_FIELDS`.
 fn generate_record_bindings(out_dir: &Path) {
-    let mut h = String::from("// Generated by cosim/build.rs from src/rtl_fields.rs.\n#pragma once\n#include <cstdint>\n");
+    let mut h =
+        String::from("// Generated by cosim/build.rs from src/rtl_fields.rs.\n#pragma once\n#include <cstdint>\n");
     h.push_str("struct mr_parser_record {\n    uint64_t cycle;\n");
     for f in PARSER_RECORD_FIELDS {
         writeln!(h, "    uint64_t {f};").unwrap();
@@ -212,4 +212,21 @@ fn generate_record_bindings(out_dir: &Path) {
     }
     rs.push_str("}\n");
     std::fs::write(out_dir.join("parser_record.rs"), rs).unwrap();
+}
+
+/// `variants.h`: includes every model header and lists the variants for
+/// the shim's factory, which instantiates the right template for each.
+fn generate_variant_table(out_dir: &Path) {
+    let mut h = String::from("// Generated by cosim/build.rs from VARIANTS.\n#pragma once\n");
+    for v in VARIANTS {
+        writeln!(h, "#include \"{}.h\"", v.prefix).unwrap();
+    }
+    h.push_str("#define MR_PARSER_VARIANTS(X) \\\n");
+    for v in VARIANTS {
+        let traced = v.args.contains(&"--trace-fst");
+        let covered = v.args.contains(&"--coverage-line");
+        writeln!(h, "    X({0}, \"{0}\", {1}, {2}, {3}) \\", v.prefix, v.width, traced, covered).unwrap();
+    }
+    h.push('\n');
+    std::fs::write(out_dir.join("variants.h"), h).unwrap();
 }

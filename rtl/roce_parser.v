@@ -171,6 +171,8 @@ generate
 endgenerate
 
 // ADVANCE[n]: CRC_LRH_STATE run over n zero bytes, n = 0..KEEP_WIDTH.
+// Elaboration only: no run-time coverage points.
+/* verilator coverage_off */
 function [32*(KEEP_WIDTH+1)-1:0] crc_advance_table(input integer unused);
     reg [31:0] state;
     integer n, k;
@@ -186,6 +188,8 @@ function [32*(KEEP_WIDTH+1)-1:0] crc_advance_table(input integer unused);
         if (unused != 0) crc_advance_table = {32*(KEEP_WIDTH+1){1'b0}};
     end
 endfunction
+
+/* verilator coverage_on */
 
 localparam [32*(KEEP_WIDTH+1)-1:0] ADVANCE = crc_advance_table(0);
 
@@ -598,7 +602,13 @@ reg [4:0]   m_imm_offset_reg;
 
 always @(posedge clk) begin
     if (ce) begin
+`ifdef METAROCE_INJECT_BUG
+        // The third deliberate bug: the record of an RC READ request (0x0C)
+        // never leaves (the harness reports the RTL stalled).
+        m_valid_reg <= s3_valid_reg && !(bth_valid && opcode == 8'h0C);
+`else
         m_valid_reg <= s3_valid_reg;
+`endif
         if (s3_valid_reg) begin
             m_class_reg <= error != ERR_NONE ? CLASS_ERROR : (non_roce ? CLASS_NON_ROCE : CLASS_ROCE);
             m_error_reg <= error;
@@ -654,7 +664,6 @@ wire [7:0] bth_b1 = m_bth_reg[1*8 +: 8];
 
 assign m_meta_valid = m_valid_reg;
 assign m_meta_frame_class = m_class_reg;
-assign m_meta_error = m_error_reg;
 assign m_meta_frame_len = m_frame_len_reg;
 assign m_meta_eth_valid = m_eth_valid_reg;
 assign m_meta_vlan_count = m_vlan_count_reg;
@@ -677,7 +686,18 @@ assign m_meta_tver = bth_b1[3:0];
 assign m_meta_pkey = {m_bth_reg[2*8 +: 8], m_bth_reg[3*8 +: 8]};
 assign m_meta_fecn = m_bth_reg[4*8+7];
 assign m_meta_becn = m_bth_reg[4*8+6];
+`ifdef METAROCE_INJECT_BUG
+// Deliberate bugs for the harness's own tests (cosim/tests/harness.rs),
+// never in a real build: RC RDMA WRITE Only (0x0A) flips the low DestQP
+// bit (a field mismatch); WRITE Only with immediate (0x0B) drives an
+// unknown error code (an assertion fires).
+assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]}
+    ^ {23'd0, m_bth_reg[0 +: 8] == 8'h0A};
+assign m_meta_error = m_bth_reg[0 +: 8] == 8'h0B && m_bth_valid_reg ? 5'd31 : m_error_reg;
+`else
 assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]};
+assign m_meta_error = m_error_reg;
+`endif
 assign m_meta_ack_req = m_bth_reg[8*8+7];
 assign m_meta_psn = {m_bth_reg[9*8 +: 8], m_bth_reg[10*8 +: 8], m_bth_reg[11*8 +: 8]};
 assign m_meta_icrc_valid = m_icrc_valid_reg;
@@ -705,6 +725,85 @@ assign m_meta_imm_valid = m_ext_valid_reg[1];
 assign m_meta_imm_data = imm_data;
 assign m_meta_ieth_valid = m_ext_valid_reg[0];
 assign m_meta_ieth_rkey = ext_be[(EXT_BYTES-0-4)*8 +: 32];
+
+`ifdef METAROCE_ASSERTIONS
+/*
+ * Protocol assertions (simulation only; `--assert` with this define). A
+ * failure calls metaroce_assertion_failed(), which the cosim harness turns
+ * into the ending "RTL assertion fired".
+ */
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+
+localparam [LEN_WIDTH-1:0] BEAT_BYTES = KEEP_WIDTH[LEN_WIDTH-1:0];
+
+reg                  prev_in_valid = 1'b0;
+reg                  prev_in_ready;
+reg [DATA_WIDTH-1:0] prev_in_data;
+reg [KEEP_WIDTH-1:0] prev_in_keep;
+reg                  prev_in_last;
+reg                  prev_out_valid = 1'b0;
+reg                  prev_out_ready;
+reg [4:0]            prev_out_error;
+reg [1:0]            prev_out_class;
+reg [16:0]           prev_out_len;
+
+// Lanes at and above the lowest null lane: all must be null (contiguous tkeep).
+function keep_contiguous(input [KEEP_WIDTH-1:0] keep);
+    integer k;
+    reg seen_null;
+    begin
+        keep_contiguous = 1'b1;
+        seen_null = 1'b0;
+        for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+            if (!keep[k]) seen_null = 1'b1;
+            else if (seen_null) keep_contiguous = 1'b0;
+        end
+    end
+endfunction
+
+always @(posedge clk) begin
+    if (!rst) begin
+        // AXI-Stream source: a beat offered stays unchanged until taken.
+        if (prev_in_valid && !prev_in_ready) begin
+            assert (s_axis_tvalid) else metaroce_assertion_failed("s_axis: tvalid dropped before tready");
+            assert (s_axis_tdata == prev_in_data && s_axis_tkeep == prev_in_keep && s_axis_tlast == prev_in_last)
+                else metaroce_assertion_failed("s_axis: beat changed while tvalid and not tready");
+        end
+        if (s_axis_tvalid) begin
+            assert (s_axis_tlast || &s_axis_tkeep)
+                else metaroce_assertion_failed("s_axis: tkeep not all ones on a beat before tlast");
+            assert (keep_contiguous(s_axis_tkeep))
+                else metaroce_assertion_failed("s_axis: tkeep not contiguous from lane 0");
+        end
+        // Record sink: a record offered stays unchanged until taken.
+        if (prev_out_valid && !prev_out_ready) begin
+            assert (m_meta_valid && m_meta_error == prev_out_error && m_meta_frame_class == prev_out_class
+                    && m_meta_frame_len == prev_out_len)
+                else metaroce_assertion_failed("m_meta: record changed while valid and not ready");
+        end
+        // Internal invariants.
+        if (m_meta_valid) begin
+            assert ((m_meta_error == ERR_NONE) == (m_meta_frame_class != CLASS_ERROR))
+                else metaroce_assertion_failed("record: error code and class disagree");
+            assert (m_meta_error <= ERR_BAD_ICRC) else metaroce_assertion_failed("record: unknown error code");
+        end
+        if (s1_valid_reg) begin
+            assert (s1_last_reg || s1_len_reg == s1_base_reg + BEAT_BYTES || s1_len_reg == LEN_MAX)
+                else metaroce_assertion_failed("S1: a beat before tlast did not hold KEEP_WIDTH bytes");
+        end
+    end
+    prev_in_valid <= s_axis_tvalid && !rst;
+    prev_in_ready <= s_axis_tready;
+    prev_in_data <= s_axis_tdata;
+    prev_in_keep <= s_axis_tkeep;
+    prev_in_last <= s_axis_tlast;
+    prev_out_valid <= m_meta_valid && !rst;
+    prev_out_ready <= m_meta_ready;
+    prev_out_error <= m_meta_error;
+    prev_out_class <= m_meta_frame_class;
+    prev_out_len <= m_meta_frame_len;
+end
+`endif
 
 endmodule
 

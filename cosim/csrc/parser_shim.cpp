@@ -1,23 +1,29 @@
-// C ABI over the Verilated parser models: moves whole batches of frames per
-// call so the FFI cost is paid per batch, not per beat.
+// C ABI over the Verilated parser models (one per variant in
+// cosim/build.rs): moves whole batches of frames per call so the FFI cost
+// is paid per batch, not per beat.
 //
 // Per cycle: inputs are set with clk low, eval() settles the combinational
 // outputs (s_axis_tready, m_meta_valid), the handshakes are sampled, then
 // clk rises and eval() again. Cycle N is the N-th rising edge after reset.
+// With a trace open, the low phase is dumped at time 2N and the high phase
+// at 2N+1 (time unit: half a clock), for cycles inside the trace window.
 //
 // Stimulus timing is seeded: with idle_pct the source holds tvalid low for a
 // cycle before presenting a beat (AXI-Stream: once presented, a beat stays
 // until taken); with stall_pct the sink holds m_meta_ready low. Null bytes of
-// a last beat carry random data, which the RTL must ignore.
+// a last beat carry random data, which the RTL must ignore. The same seed,
+// scrambled, seeds Verilator's randomisation of X and initial values.
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "verilated.h"
-#include "Vparser64.h"
-#include "Vparser512.h"
+#include "verilated_cov.h"
+#include "verilated_fst_c.h"
 #include "parser_record.h"
+#include "variants.h"
 
 namespace {
 
@@ -35,7 +41,15 @@ struct Rng {
 
 // Beat access for the two port shapes Verilator gives: 64-bit tdata as a
 // QData, wider tdata as a VlWide of 32-bit words.
-template <int W> struct Lanes;
+template <int W> struct Lanes {
+    template <class M> static void set(M* top, const uint8_t* bytes) {
+        for (int w = 0; w < W / 32; ++w) {
+            uint32_t v;
+            std::memcpy(&v, bytes + 4 * w, 4);
+            top->s_axis_tdata[w] = v;
+        }
+    }
+};
 template <> struct Lanes<64> {
     template <class M> static void set(M* top, const uint8_t* bytes) {
         uint64_t v;
@@ -43,32 +57,34 @@ template <> struct Lanes<64> {
         top->s_axis_tdata = v;
     }
 };
-template <> struct Lanes<512> {
-    template <class M> static void set(M* top, const uint8_t* bytes) {
-        for (int w = 0; w < 16; ++w) {
-            uint32_t v;
-            std::memcpy(&v, bytes + 4 * w, 4);
-            top->s_axis_tdata[w] = v;
-        }
-    }
-};
+
+struct ParserSim;
+// The model being evaluated on this thread, for the assertion callback.
+thread_local ParserSim* g_evaluating = nullptr;
 
 struct ParserSim {
+    uint64_t cycle = 0;
+    std::string assertion;  // first failed assertion, with its cycle
+    uint64_t assertion_cycle = 0;
     virtual ~ParserSim() = default;
     virtual size_t push(const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
                         mr_parser_record* out, size_t out_cap, size_t* out_count, uint64_t* last_beat_cycle) = 0;
     virtual size_t drain(mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) = 0;
-    virtual uint64_t cycles() const = 0;
+    virtual void idle(uint64_t cycles) = 0;
+    virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
+    virtual void trace_close() = 0;
+    virtual bool coverage_write(const char* path) = 0;
 };
 
-template <class Model, int W>
+template <class Model, int W, bool TRACED, bool COVERED>
 struct ParserSimW final : ParserSim {
     static constexpr int KEEP = W / 8;
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Model> top;
+    std::unique_ptr<VerilatedFstC> trace;
+    uint64_t trace_from = 0, trace_to = 0;
     Rng rng;
     uint32_t idle_pct, stall_pct;
-    uint64_t cycle = 0;
     // The beat on offer: built once when first presented, then held
     // unchanged until taken, as AXI-Stream requires.
     size_t offset = 0;  // bytes of the current frame already taken
@@ -79,20 +95,34 @@ struct ParserSimW final : ParserSim {
 
     ParserSimW(uint64_t seed, uint32_t idle, uint32_t stall)
         : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        ctx->randReset(0);
+        Rng x_rng{seed ^ 0x5851F42D4C957F2Dull};
+        ctx->randReset(2);  // X and initial values random, from randSeed
+        ctx->randSeed(static_cast<int>(x_rng.next() & 0x7FFFFFFF));
+        ctx->fatalOnError(false);
+        if (TRACED) ctx->traceEverOn(true);
         top.reset(new Model(ctx.get(), "parser"));
+        g_evaluating = this;
         top->clk = 0;
         top->rst = 1;
         top->s_axis_tvalid = 0;
         top->m_meta_ready = 0;
-        for (int i = 0; i < 4; ++i) tick();
+        for (int i = 0; i < 4; ++i) {
+            top->eval();
+            tick();
+        }
         top->rst = 0;
         cycle = 0;
+        g_evaluating = nullptr;
     }
+
+    ~ParserSimW() override { trace_close(); }
+
+    bool tracing() const { return trace && cycle >= trace_from && cycle <= trace_to; }
 
     void tick() {
         top->clk = 1;
         top->eval();
+        if (tracing()) trace->dump(2 * cycle + 1);
         top->clk = 0;
         ++cycle;
     }
@@ -107,8 +137,9 @@ struct ParserSimW final : ParserSim {
         Lanes<W>::set(top.get(), beat);
         top->m_meta_ready = !rng.percent(stall_pct);
         top->eval();
+        if (tracing()) trace->dump(2 * cycle);
         const bool taken = offer && top->s_axis_tready;
-        if (top->m_meta_valid && top->m_meta_ready) {
+        if (top->m_meta_valid && top->m_meta_ready && out) {
             mr_parser_record* rec = &out[(*out_count)++];
             rec->cycle = cycle;
             MR_PARSER_RECORD_COPY(rec, top);
@@ -118,12 +149,14 @@ struct ParserSimW final : ParserSim {
     }
 
     // Sends frames[0..nframes) (a call that returns early, because `out` is
-    // full, resumes mid-frame when called again with the unsent frames).
+    // full or an assertion fired, resumes mid-frame when called again with
+    // the unsent frames).
     size_t push(const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
                 mr_parser_record* out, size_t out_cap, size_t* out_count, uint64_t* last_beat_cycle) override {
+        g_evaluating = this;
         *out_count = 0;
         size_t frame = 0, base = 0;
-        while (frame < nframes && *out_count < out_cap) {
+        while (frame < nframes && *out_count < out_cap && assertion.empty()) {
             const uint32_t len = lens[frame];
             if (!presenting) {
                 if (rng.percent(idle_pct)) {
@@ -150,33 +183,85 @@ struct ParserSimW final : ParserSim {
                 }
             }
         }
+        g_evaluating = nullptr;
         return frame;
     }
 
     size_t drain(mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) override {
+        g_evaluating = this;
         size_t count = 0;
         uint64_t idle = 0;
-        while (count < want && count < out_cap && idle <= max_idle_cycles) {
+        while (count < want && count < out_cap && idle <= max_idle_cycles && assertion.empty()) {
             const size_t before = count;
             cycle_once(false, false, 0, false, out, &count);
             idle = count == before ? idle + 1 : 0;
         }
+        g_evaluating = nullptr;
         return count;
     }
 
-    uint64_t cycles() const override { return cycle; }
+    // Clocks with no input; records handed out meanwhile are dropped.
+    void idle(uint64_t cycles) override {
+        g_evaluating = this;
+        for (uint64_t i = 0; i < cycles; ++i) cycle_once(false, false, 0, false, nullptr, nullptr);
+        g_evaluating = nullptr;
+    }
+
+    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
+        if constexpr (TRACED) {
+            trace_close();
+            trace.reset(new VerilatedFstC);
+            top->trace(trace.get(), 99);
+            trace->open(path);
+            if (!trace->isOpen()) {
+                trace.reset();
+                return false;
+            }
+            trace_from = from;
+            trace_to = to;
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    void trace_close() override {
+        if (trace) {
+            trace->close();
+            trace.reset();
+        }
+    }
+
+    bool coverage_write(const char* path) override {
+        if constexpr (COVERED) {
+            ctx->coveragep()->write(path);
+            return true;
+        } else {
+            return false;
+        }
+    }
 };
 
 }  // namespace
 
 extern "C" {
 
-void* mr_parser_new(uint32_t data_width, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct) {
-    switch (data_width) {
-        case 64: return static_cast<ParserSim*>(new ParserSimW<Vparser64, 64>(seed, idle_pct, stall_pct));
-        case 512: return static_cast<ParserSim*>(new ParserSimW<Vparser512, 512>(seed, idle_pct, stall_pct));
-        default: return nullptr;
+// Called by the RTL's assertions (rtl/roce_parser.v, METAROCE_ASSERTIONS).
+void metaroce_assertion_failed(const char* message) {
+    ParserSim* sim = g_evaluating;
+    if (sim && sim->assertion.empty()) {
+        sim->assertion = std::string(message) + " (cycle " + std::to_string(sim->cycle) + ")";
+        sim->assertion_cycle = sim->cycle;
     }
+}
+
+void* mr_parser_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct) {
+#define MR_NEW(model, name, width, traced, covered)                                                   \
+    if (std::strcmp(variant, name) == 0)                                                              \
+        return static_cast<ParserSim*>(new ParserSimW<model, width, traced, covered>(seed, idle_pct, stall_pct));
+    MR_PARSER_VARIANTS(MR_NEW)
+#undef MR_NEW
+    return nullptr;
 }
 
 void mr_parser_free(void* sim) { delete static_cast<ParserSim*>(sim); }
@@ -190,6 +275,31 @@ size_t mr_parser_drain(void* sim, mr_parser_record* out, size_t out_cap, size_t 
     return static_cast<ParserSim*>(sim)->drain(out, out_cap, want, max_idle_cycles);
 }
 
-uint64_t mr_parser_cycles(void* sim) { return static_cast<ParserSim*>(sim)->cycles(); }
+void mr_parser_idle(void* sim, uint64_t cycles) { static_cast<ParserSim*>(sim)->idle(cycles); }
+
+uint64_t mr_parser_cycles(void* sim) { return static_cast<ParserSim*>(sim)->cycle; }
+
+// The first failed assertion, or null.
+const char* mr_parser_assertion(void* sim) {
+    const std::string& a = static_cast<ParserSim*>(sim)->assertion;
+    return a.empty() ? nullptr : a.c_str();
+}
+
+// The cycle of the first failed assertion (valid once mr_parser_assertion
+// returns non-null).
+uint64_t mr_parser_assertion_cycle(void* sim) { return static_cast<ParserSim*>(sim)->assertion_cycle; }
+
+// Dumps cycles from..=to into an FST at path; false for an untraced variant
+// or a file that cannot be opened.
+bool mr_parser_trace_open(void* sim, const char* path, uint64_t from, uint64_t to) {
+    return static_cast<ParserSim*>(sim)->trace_open(path, from, to);
+}
+
+void mr_parser_trace_close(void* sim) { static_cast<ParserSim*>(sim)->trace_close(); }
+
+// Writes Verilator coverage (coverage.dat format); false without coverage.
+bool mr_parser_coverage_write(void* sim, const char* path) {
+    return static_cast<ParserSim*>(sim)->coverage_write(path);
+}
 
 }  // extern "C"

@@ -43,12 +43,7 @@ pub struct CaptureError {
 impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.frame {
-            Some(frame) => write!(
-                f,
-                "{}: frame {frame}: {}",
-                self.path.display(),
-                self.message
-            ),
+            Some(frame) => write!(f, "{}: frame {frame}: {}", self.path.display(), self.message),
             None => write!(f, "{}: {}", self.path.display(), self.message),
         }
     }
@@ -56,24 +51,15 @@ impl fmt::Display for CaptureError {
 
 impl std::error::Error for CaptureError {}
 
-const PCAP_MAGICS: [[u8; 4]; 4] = [
-    [0xD4, 0xC3, 0xB2, 0xA1],
-    [0xA1, 0xB2, 0xC3, 0xD4],
-    [0x4D, 0x3C, 0xB2, 0xA1],
-    [0xA1, 0xB2, 0x3C, 0x4D],
-];
+const PCAP_MAGICS: [[u8; 4]; 4] =
+    [[0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4], [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D]];
 const PCAPNG_MAGIC: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
 /// pcapng `epb_flags` bits 31..24: link-layer errors (CRC, symbol, ...).
 const EPB_FLAGS_LINK_ERRORS: u32 = 0xFF00_0000;
 
 enum Format {
-    Pcap {
-        reader: PcapReader<BufReader<File>>,
-        header: PcapHeader,
-    },
-    PcapNg {
-        reader: Box<PcapNgReader<BufReader<File>>>,
-    },
+    Pcap { reader: PcapReader<BufReader<File>>, header: PcapHeader },
+    PcapNg { reader: Box<PcapNgReader<BufReader<File>>> },
 }
 
 /// Reads frames one at a time into a caller-owned [`Frame`].
@@ -86,25 +72,18 @@ pub struct CaptureReader {
 
 impl CaptureReader {
     pub fn open(path: &Path) -> Result<Self, CaptureError> {
-        let at_file = |message: String| CaptureError {
-            path: path.to_path_buf(),
-            frame: None,
-            message,
-        };
+        let at_file = |message: String| CaptureError { path: path.to_path_buf(), frame: None, message };
         let mut file = File::open(path).map_err(|e| at_file(format!("cannot open: {e}")))?;
         let mut magic = [0u8; 4];
-        let got =
-            read_up_to(&mut file, &mut magic).map_err(|e| at_file(format!("cannot read: {e}")))?;
+        let got = read_up_to(&mut file, &mut magic).map_err(|e| at_file(format!("cannot read: {e}")))?;
         if got < 4 {
-            return Err(at_file(format!(
-                "not a pcap or pcapng capture: the file has only {got} bytes"
-            )));
+            return Err(at_file(format!("not a pcap or pcapng capture: the file has only {got} bytes")));
         }
         let file = File::open(path).map_err(|e| at_file(format!("cannot open: {e}")))?;
         let buffered = BufReader::new(file);
         let format = if PCAP_MAGICS.contains(&magic) {
-            let reader = PcapReader::new(buffered)
-                .map_err(|e| at_file(format!("bad pcap file header: {}", describe(&e))))?;
+            let reader =
+                PcapReader::new(buffered).map_err(|e| at_file(format!("bad pcap file header: {}", describe(&e))))?;
             let header = reader.header();
             if header.datalink != DataLink::ETHERNET {
                 return Err(at_file(format!(
@@ -116,21 +95,14 @@ impl CaptureReader {
         } else if magic == PCAPNG_MAGIC {
             let reader = PcapNgReader::new(buffered)
                 .map_err(|e| at_file(format!("bad pcapng section header: {}", describe(&e))))?;
-            Format::PcapNg {
-                reader: Box::new(reader),
-            }
+            Format::PcapNg { reader: Box::new(reader) }
         } else {
             return Err(at_file(format!(
                 "not a pcap or pcapng capture (magic {:02x} {:02x} {:02x} {:02x})",
                 magic[0], magic[1], magic[2], magic[3]
             )));
         };
-        Ok(CaptureReader {
-            path: path.to_path_buf(),
-            format,
-            frames_read: 0,
-            failed: false,
-        })
+        Ok(CaptureReader { path: path.to_path_buf(), format, frames_read: 0, failed: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -162,11 +134,7 @@ impl CaptureReader {
             Ok(false) => Ok(false),
             Err(message) => {
                 self.failed = true;
-                Err(CaptureError {
-                    path: self.path.clone(),
-                    frame: Some(index),
-                    message,
-                })
+                Err(CaptureError { path: self.path.clone(), frame: Some(index), message })
             }
         }
     }
@@ -207,11 +175,7 @@ fn describe(e: &PcapError) -> String {
     }
 }
 
-fn read_pcap(
-    reader: &mut PcapReader<BufReader<File>>,
-    header: &PcapHeader,
-    frame: &mut Frame,
-) -> Result<bool, String> {
+fn read_pcap(reader: &mut PcapReader<BufReader<File>>, header: &PcapHeader, frame: &mut Frame) -> Result<bool, String> {
     let raw = match reader.next_raw_packet() {
         None => return Ok(false),
         Some(Ok(raw)) => raw,
@@ -220,16 +184,10 @@ fn read_pcap(
     // Validated here rather than by pcap-file, which also refuses the
     // ordinary orig_len > snaplen of a capture cut by its snap length.
     if header.snaplen != 0 && raw.incl_len > header.snaplen {
-        return Err(format!(
-            "caplen {} is above the snaplen {}",
-            raw.incl_len, header.snaplen
-        ));
+        return Err(format!("caplen {} is above the snaplen {}", raw.incl_len, header.snaplen));
     }
     if raw.incl_len > raw.orig_len {
-        return Err(format!(
-            "caplen {} is above the original length {}",
-            raw.incl_len, raw.orig_len
-        ));
+        return Err(format!("caplen {} is above the original length {}", raw.incl_len, raw.orig_len));
     }
     let frac_ns = match header.ts_resolution {
         TsResolution::MicroSecond if raw.ts_frac < 1_000_000 => raw.ts_frac as u64 * 1000,
@@ -244,10 +202,7 @@ fn read_pcap(
     Ok(true)
 }
 
-fn read_pcapng(
-    reader: &mut PcapNgReader<BufReader<File>>,
-    frame: &mut Frame,
-) -> Result<bool, String> {
+fn read_pcapng(reader: &mut PcapNgReader<BufReader<File>>, frame: &mut Frame) -> Result<bool, String> {
     loop {
         let block = match reader.next_block() {
             None => return Ok(false),
@@ -265,29 +220,14 @@ fn read_pcapng(
                         _ => None,
                     })
                     .unwrap_or(0);
-                (
-                    epb.interface_id,
-                    epb.timestamp.as_nanos() as u64,
-                    epb.original_len,
-                    flags,
-                    &epb.data,
-                )
+                (epb.interface_id, epb.timestamp.as_nanos() as u64, epb.original_len, flags, &epb.data)
             }
             Block::SimplePacket(spb) => (0, 0, spb.original_len, 0, &spb.data),
-            Block::Packet(pb) => (
-                pb.interface_id as u32,
-                pb.timestamp,
-                pb.original_len,
-                0,
-                &pb.data,
-            ),
+            Block::Packet(pb) => (pb.interface_id as u32, pb.timestamp, pb.original_len, 0, &pb.data),
             _ => continue,
         };
         if data.len() as u64 > orig_len as u64 {
-            return Err(format!(
-                "caplen {} is above the original length {orig_len}",
-                data.len()
-            ));
+            return Err(format!("caplen {} is above the original length {orig_len}", data.len()));
         }
         frame.data.clear();
         frame.data.extend_from_slice(data);
@@ -295,9 +235,7 @@ fn read_pcapng(
         let interface = reader
             .interfaces()
             .get(interface_id as usize)
-            .ok_or_else(|| {
-                format!("refers to interface {interface_id}, which no interface block describes")
-            })?;
+            .ok_or_else(|| format!("refers to interface {interface_id}, which no interface block describes"))?;
         if interface.linktype != DataLink::ETHERNET {
             return Err(format!(
                 "interface {interface_id} has link type {:?}, not Ethernet (LINKTYPE_ETHERNET = 1)",
@@ -323,15 +261,9 @@ fn read_pcapng(
 /// `if_tsresol`: 10^-n seconds, or 2^-n with the top bit set.
 fn ticks_per_second(tsresol: u8) -> Result<u64, String> {
     let exponent = (tsresol & 0x7F) as u32;
-    let ticks = if tsresol & 0x80 == 0 {
-        10u64.checked_pow(exponent)
-    } else {
-        1u64.checked_shl(exponent)
-    };
+    let ticks = if tsresol & 0x80 == 0 { 10u64.checked_pow(exponent) } else { 1u64.checked_shl(exponent) };
     match ticks {
         Some(t) if t > 0 && t <= 1_000_000_000_000 => Ok(t),
-        _ => Err(format!(
-            "if_tsresol {tsresol:#04x} is outside what metaroce reads (up to picoseconds)"
-        )),
+        _ => Err(format!("if_tsresol {tsresol:#04x} is outside what metaroce reads (up to picoseconds)")),
     }
 }

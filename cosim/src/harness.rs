@@ -1,7 +1,8 @@
-//! Golden-vs-RTL cosimulation of one capture at one data width.
+//! Golden-vs-RTL cosimulation of one capture on one Verilated model.
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -9,8 +10,10 @@ use std::time::{Duration, Instant};
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
-use crate::report::{field_diffs, Divergence, DivergenceKind, Transaction};
-use crate::rtl::{Handshake, RtlParser, RtlParserRecord};
+use crate::coverage::FunctionalCoverage;
+use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Transaction};
+use crate::rtl::{Handshake, Model, RtlParser, RtlParserRecord, STALL_CYCLES};
+use crate::wave::{fst_to_vcd, WaveFormat};
 
 /// An inclusive range of 1-based frame numbers, written `A:B`, `A:` or `A`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,10 +23,7 @@ pub struct FrameRange {
 }
 
 impl FrameRange {
-    pub const ALL: FrameRange = FrameRange {
-        first: 1,
-        last: u64::MAX,
-    };
+    pub const ALL: FrameRange = FrameRange { first: 1, last: u64::MAX };
     pub fn contains(&self, frame: u64) -> bool {
         (self.first..=self.last).contains(&frame)
     }
@@ -32,20 +32,14 @@ impl FrameRange {
 impl FromStr for FrameRange {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let number = |t: &str| {
-            t.trim()
-                .parse::<u64>()
-                .map_err(|_| format!("`{t}` is not a frame number"))
-        };
+        let number = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("`{t}` is not a frame number"));
         let (first, last) = match s.split_once(':') {
             Some((a, "")) => (number(a)?, u64::MAX),
             Some((a, b)) => (number(a)?, number(b)?),
             None => (number(s)?, number(s)?),
         };
         if first == 0 || last < first {
-            return Err(format!(
-                "`{s}`: frames count from 1 and the range must not be empty"
-            ));
+            return Err(format!("`{s}`: frames count from 1 and the range must not be empty"));
         }
         Ok(FrameRange { first, last })
     }
@@ -61,9 +55,17 @@ impl fmt::Display for FrameRange {
     }
 }
 
+/// Dump the cycles `from..=to` into an FST at `path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveWindow {
+    pub path: PathBuf,
+    pub from: u64,
+    pub to: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct CosimOptions {
-    pub width: u32,
+    pub model: Model,
     pub handshake: Handshake,
     pub frames: FrameRange,
     pub parser: ParserConfig,
@@ -71,17 +73,23 @@ pub struct CosimOptions {
     pub batch: usize,
     /// Matched transactions kept for the report.
     pub history: usize,
+    /// Trace this window of cycles (the waveform re-run).
+    pub wave: Option<WaveWindow>,
+    /// Write Verilator coverage data here at the end (coverage builds).
+    pub coverage_dat: Option<PathBuf>,
 }
 
 impl CosimOptions {
-    pub fn new(width: u32, handshake: Handshake) -> Self {
+    pub fn new(model: Model, handshake: Handshake) -> Self {
         CosimOptions {
-            width,
+            model,
             handshake,
             frames: FrameRange::ALL,
             parser: ParserConfig::default(),
             batch: 256,
             history: 4,
+            wave: None,
+            coverage_dat: None,
         }
     }
 
@@ -90,7 +98,7 @@ impl CosimOptions {
         let mut cmd = format!(
             "metaroce cosim {} --width {} --seed {:#x} --idle {} --stall {} --frames {}:{}",
             capture.display(),
-            self.width,
+            self.model.width,
             self.handshake.seed,
             self.handshake.idle_pct,
             self.handshake.stall_pct,
@@ -111,20 +119,37 @@ pub enum Ending {
     Diverged(Box<Divergence>),
     /// The capture broke at some frame; the frames before it were compared.
     CaptureError(CaptureError),
-    /// The harness could not start (no model for the width, say).
+    /// The harness could not start or finish (no model for the width, a
+    /// trace or coverage file it could not write).
     Setup(String),
+}
+
+impl Ending {
+    /// A one-word name of the ending (JSON and JUnit).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Ending::Matched => "matched",
+            Ending::Diverged(d) => d.kind.name(),
+            Ending::CaptureError(_) => "capture_error",
+            Ending::Setup(_) => "setup_error",
+        }
+    }
 }
 
 #[derive(Debug)]
 pub struct CaptureRun {
     pub capture: PathBuf,
-    pub width: u32,
+    pub model: Model,
     pub seed: u64,
     pub frames_read: u64,
     pub frames_matched: u64,
     pub cycles: u64,
     pub elapsed: Duration,
     pub ending: Ending,
+    /// What the golden model saw: opcodes, ECN codepoints, error classes, ...
+    pub functional: FunctionalCoverage,
+    /// The waveform of the divergence, when one was written.
+    pub wave: Option<PathBuf>,
 }
 
 impl CaptureRun {
@@ -139,29 +164,110 @@ pub fn cosim_capture(capture: &Path, options: &CosimOptions) -> CaptureRun {
     let started = Instant::now();
     let mut run = CaptureRun {
         capture: capture.to_path_buf(),
-        width: options.width,
+        model: options.model,
         seed: options.handshake.seed,
         frames_read: 0,
         frames_matched: 0,
         cycles: 0,
         elapsed: Duration::ZERO,
         ending: Ending::Matched,
+        functional: FunctionalCoverage::default(),
+        wave: None,
     };
-    run.ending = match cosim_frames(capture, options, &mut run) {
-        Ok(()) => Ending::Matched,
-        Err(ending) => ending,
+    run.ending = match RtlParser::new(options.model, options.handshake) {
+        Err(e) => Ending::Setup(e),
+        Ok(mut rtl) => {
+            let mut ending = match start_outputs(&mut rtl, options) {
+                Ok(()) => match cosim_frames(capture, options, &mut rtl, &mut run) {
+                    Ok(()) => Ending::Matched,
+                    Err(ending) => ending,
+                },
+                Err(e) => Ending::Setup(e),
+            };
+            if let Err(e) = finish_outputs(&mut rtl, options, &mut run) {
+                if matches!(ending, Ending::Matched) {
+                    ending = Ending::Setup(e);
+                }
+            }
+            ending
+        }
     };
     run.elapsed = started.elapsed();
     run
 }
 
+/// Runs `capture` and, if it diverges, runs it again with the same seed
+/// while tracing `before` cycles before the divergence to `after` cycles
+/// after it into `wave_path` (FST, or VCD written from the FST).
+pub fn cosim_capture_with_wave(
+    capture: &Path,
+    options: &CosimOptions,
+    wave_path: &Path,
+    format: WaveFormat,
+    before: u64,
+    after: u64,
+) -> CaptureRun {
+    let first = cosim_capture(capture, options);
+    let Ending::Diverged(divergence) = &first.ending else { return first };
+    let fst_path = match format {
+        WaveFormat::Fst => wave_path.to_path_buf(),
+        WaveFormat::Vcd => wave_path.with_extension("vcd.fst"),
+    };
+    let window = WaveWindow {
+        path: fst_path.clone(),
+        from: divergence.cycle.saturating_sub(before),
+        to: divergence.cycle + after,
+    };
+    let rerun = CosimOptions { wave: Some(window), ..options.clone() };
+    let mut second = cosim_capture(capture, &rerun);
+    if let (Ending::Diverged(a), Ending::Diverged(b)) = (&first.ending, &second.ending) {
+        if (a.frame, a.cycle) != (b.frame, b.cycle) {
+            second.ending = Ending::Setup(format!(
+                "the waveform re-run diverged at frame {} cycle {}, not frame {} cycle {}: the run is not deterministic",
+                b.frame, b.cycle, a.frame, a.cycle
+            ));
+        }
+    }
+    if format == WaveFormat::Vcd && second.wave.is_some() {
+        match fst_to_vcd(&fst_path, wave_path) {
+            Ok(()) => second.wave = Some(wave_path.to_path_buf()),
+            Err(e) => second.ending = Ending::Setup(format!("writing the VCD: {e}")),
+        }
+        std::fs::remove_file(&fst_path).ok();
+    }
+    second
+}
+
+fn start_outputs(rtl: &mut RtlParser, options: &CosimOptions) -> Result<(), String> {
+    if let Some(window) = &options.wave {
+        rtl.open_trace(&window.path, window.from, window.to)?;
+    }
+    Ok(())
+}
+
+fn finish_outputs(rtl: &mut RtlParser, options: &CosimOptions, run: &mut CaptureRun) -> Result<(), String> {
+    if let Some(window) = &options.wave {
+        // Clock on to the end of the window so the trace shows what followed.
+        let now = rtl.cycles();
+        if window.to >= now {
+            rtl.idle(window.to + 1 - now);
+        }
+        rtl.close_trace();
+        run.wave = Some(window.path.clone());
+    }
+    if let Some(path) = &options.coverage_dat {
+        rtl.write_coverage(path)?;
+    }
+    Ok(())
+}
+
 fn cosim_frames(
     capture: &Path,
     options: &CosimOptions,
+    rtl: &mut RtlParser,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut reader = CaptureReader::open(capture).map_err(Ending::CaptureError)?;
-    let mut rtl = RtlParser::new(options.width, options.handshake).map_err(Ending::Setup)?;
     let mut compare = Comparator::new(capture, options);
     let mut batch: Vec<Frame> = vec![Frame::default(); options.batch.max(1)];
     let mut capture_error = None;
@@ -181,48 +287,44 @@ fn cosim_frames(
         }
         run.frames_read = reader.frames_read();
         for frame in &batch[..filled] {
-            compare.expect(
-                frame,
-                parse_frame(&frame.data, frame.mac_error, &options.parser),
-            );
+            let record = golden_record(frame, &options.parser)
+                .map_err(|panic| compare.golden_failed(frame, panic, rtl.cycles()))?;
+            run.functional.observe(&record);
+            compare.expect(frame, record);
         }
-        let records = rtl.push(&batch[..filled]);
-        run.cycles = records.last().map_or(run.cycles, |r| r.cycle);
-        for record in records {
-            compare.check(record, run)?;
-        }
+        rtl.push(&batch[..filled]);
         run.cycles = rtl.cycles();
+        compare.check_all(rtl, run)?;
         if filled < batch.len() {
             break;
         }
     }
     let want = compare.pending.len();
-    let records = rtl.drain(want);
-    run.cycles = records.last().map_or(run.cycles, |r| r.cycle);
-    for record in records {
-        compare.check(record, run)?;
-    }
+    rtl.drain(want);
     run.cycles = rtl.cycles();
+    compare.check_all(rtl, run)?;
     if let Some(expected) = compare.pending.front() {
-        let detail = format!(
-            "no RTL record for {} cycles; {} frame(s) without a record",
-            crate::rtl::STALL_CYCLES,
-            compare.pending.len()
-        );
+        let detail =
+            format!("no RTL record for {STALL_CYCLES} cycles; {} frame(s) without a record", compare.pending.len());
         let (frame, time_ns) = (expected.frame, expected.time_ns);
-        return Err(compare.diverged(
-            DivergenceKind::RtlStalled,
-            frame,
-            time_ns,
-            run.cycles,
-            detail,
-            vec![],
-        ));
+        return Err(compare.diverged(DivergenceKind::RtlStalled, frame, time_ns, run.cycles, detail, vec![]));
     }
     match capture_error {
         Some(e) => Err(Ending::CaptureError(e)),
         None => Ok(()),
     }
+}
+
+/// The golden record of a frame; a panic in the model becomes an error
+/// message instead of ending the process.
+fn golden_record(frame: &Frame, parser: &ParserConfig) -> Result<ParseRecord, String> {
+    catch_unwind(AssertUnwindSafe(|| parse_frame(&frame.data, frame.mac_error, parser))).map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the golden model panicked".into())
+    })
 }
 
 /// Pairs RTL records with the golden records waiting for them.
@@ -246,51 +348,24 @@ impl<'a> Comparator<'a> {
     }
 
     fn expect(&mut self, frame: &Frame, record: ParseRecord) {
-        self.pending.push_back(Transaction {
-            frame: frame.index,
-            time_ns: frame.time_ns,
-            cycle: None,
-            record,
-        });
+        self.pending.push_back(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record });
     }
 
     fn check(&mut self, rtl: &RtlParserRecord, run: &mut CaptureRun) -> Result<(), Ending> {
         let Some(golden) = self.pending.pop_front() else {
             let detail = "the RTL produced a record with no frame left to match it".to_string();
-            let (frame, time) = self
-                .golden_last
-                .back()
-                .map_or((0, 0), |t| (t.frame, t.time_ns));
-            return Err(self.diverged(
-                DivergenceKind::ExtraRtlTransaction,
-                frame,
-                time,
-                rtl.cycle,
-                detail,
-                vec![],
-            ));
+            let (frame, time) = self.golden_last.back().map_or((0, 0), |t| (t.frame, t.time_ns));
+            return Err(self.diverged(DivergenceKind::ExtraRtlTransaction, frame, time, rtl.cycle, detail, vec![]));
         };
         let record = match rtl.to_parse_record() {
             Ok(record) => record,
             Err(detail) => {
                 let (frame, time) = (golden.frame, golden.time_ns);
                 self.golden_last.push_back(golden);
-                return Err(self.diverged(
-                    DivergenceKind::InvalidRtlOutput,
-                    frame,
-                    time,
-                    rtl.cycle,
-                    detail,
-                    vec![],
-                ));
+                return Err(self.diverged(DivergenceKind::InvalidRtlOutput, frame, time, rtl.cycle, detail, vec![]));
             }
         };
-        let observed = Transaction {
-            frame: golden.frame,
-            time_ns: golden.time_ns,
-            cycle: Some(rtl.cycle),
-            record,
-        };
+        let observed = Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record };
         let diffs = field_diffs(&golden.record, &observed.record);
         let (frame, time) = (golden.frame, golden.time_ns);
         self.remember(golden, observed);
@@ -298,15 +373,28 @@ impl<'a> Comparator<'a> {
             run.frames_matched += 1;
             Ok(())
         } else {
-            Err(self.diverged(
-                DivergenceKind::Mismatch,
-                frame,
-                time,
-                rtl.cycle,
-                String::new(),
-                diffs,
-            ))
+            Err(self.diverged(DivergenceKind::Mismatch, frame, time, rtl.cycle, String::new(), diffs))
         }
+    }
+
+    /// Compares the records of the last push or drain in cycle order; an
+    /// RTL assertion ends the run at its cycle, after the records that came
+    /// out before it. The frame it names is the oldest one still in the
+    /// pipeline then (or the last one out).
+    fn check_all(&mut self, rtl: &RtlParser, run: &mut CaptureRun) -> Result<(), Ending> {
+        let assertion = rtl.assertion();
+        let before = assertion.as_ref().map_or(u64::MAX, |(_, cycle)| *cycle);
+        for record in rtl.records().iter().filter(|r| r.cycle < before) {
+            self.check(record, run)?;
+        }
+        let Some((message, cycle)) = assertion else { return Ok(()) };
+        let (frame, time) = self.pending.front().or(self.golden_last.back()).map_or((0, 0), |t| (t.frame, t.time_ns));
+        Err(self.diverged(DivergenceKind::RtlAssertion, frame, time, cycle, message, vec![]))
+    }
+
+    fn golden_failed(&self, frame: &Frame, panic: String, cycle: u64) -> Ending {
+        let detail = format!("the golden model failed on this frame: {panic}");
+        self.diverged(DivergenceKind::GoldenModelError, frame.index, frame.time_ns, cycle, detail, vec![])
     }
 
     fn remember(&mut self, golden: Transaction, rtl: Transaction) {
@@ -325,13 +413,13 @@ impl<'a> Comparator<'a> {
         time_ns: u64,
         cycle: u64,
         detail: String,
-        diffs: Vec<crate::report::FieldDiff>,
+        diffs: Vec<FieldDiff>,
     ) -> Ending {
         Ending::Diverged(Box::new(Divergence {
             kind,
             block: "parser",
             capture: self.capture.to_path_buf(),
-            width: self.options.width,
+            width: self.options.model.width,
             seed: self.options.handshake.seed,
             frame,
             time_ns,
@@ -341,6 +429,7 @@ impl<'a> Comparator<'a> {
             golden_last: self.golden_last.iter().cloned().collect(),
             rtl_last: self.rtl_last.iter().cloned().collect(),
             repro: self.options.repro(self.capture, frame.max(1)),
+            sides: ["golden".into(), "rtl".into()],
         }))
     }
 }

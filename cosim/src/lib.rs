@@ -3,8 +3,11 @@
 //! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
 
 pub mod capture;
+pub mod coverage;
 pub mod harness;
 pub mod replay;
 pub mod report;
 pub mod rtl;
 pub mod stimuli;
+pub mod summary;
+pub mod wave;

@@ -1,24 +1,27 @@
-//! `metaroce`: cosim regression, capture replay and stimulus generation.
+//! `metaroce`: cosim regression, capture replay, recording diff and
+//! stimulus generation.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use metaroce_cosim::harness::{cosim_capture, CosimOptions, Ending, FrameRange};
-use metaroce_cosim::replay::{replay, Model, OutputFormat};
-use metaroce_cosim::rtl::{Handshake, DATA_WIDTHS};
+use indicatif::{ProgressBar, ProgressStyle};
+use metaroce_cosim::coverage::{export_rtl_coverage, FunctionalCoverage, RtlCoverage};
+use metaroce_cosim::harness::{cosim_capture, cosim_capture_with_wave, CaptureRun, CosimOptions, Ending, FrameRange};
+use metaroce_cosim::replay::{diff_recordings, replay, write_record, Model, OutputFormat, RecordingHeader};
+use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::stimuli;
+use metaroce_cosim::summary::{junit_xml, CosimSummary};
+use metaroce_cosim::wave::WaveFormat;
 use metaroce_golden::ParserConfig;
 
 #[derive(Parser)]
-#[command(
-    name = "metaroce",
-    version,
-    about = "RoCEv2 NIC pipeline: Verilator RTL against the golden model"
-)]
+#[command(name = "metaroce", version, about = "RoCEv2 NIC pipeline: Verilator RTL against the golden model")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,6 +33,14 @@ enum Command {
     Cosim(CosimArgs),
     /// Print one record per frame of a capture from one model.
     Replay(ReplayArgs),
+    /// Compare two recordings (`replay --record`) and report the first difference.
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        /// Transactions shown before the difference.
+        #[arg(long, default_value_t = 4)]
+        history: usize,
+    },
     /// Write the regression captures (deterministic).
     Gen {
         /// Directory to write into.
@@ -45,7 +56,8 @@ struct CosimArgs {
     /// AXI-Stream data width of the RTL, or `all`.
     #[arg(long, default_value = "all", value_parser = parse_width_choice)]
     width: WidthChoice,
-    /// Seed of the idle/backpressure sequence; random (and printed) if absent.
+    /// Seed of the handshake sequence and of the RTL's X/initial values;
+    /// random (and printed) if absent.
     #[arg(long, value_parser = parse_u64)]
     seed: Option<u64>,
     /// Percent of cycles the source idles before a beat.
@@ -57,6 +69,33 @@ struct CosimArgs {
     /// Only these frames (1-based, inclusive): `A:B`, `A:` or `A`.
     #[arg(long)]
     frames: Option<FrameRange>,
+    /// Runs at once (one Verilated model per thread).
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+    /// Take shard K of N of the captures (1-based): `--shard 2/4`.
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// On a divergence, re-run it and write an FST waveform around it into DIR.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "waves")]
+    wave: Option<PathBuf>,
+    /// Waveform format.
+    #[arg(long, value_enum, default_value = "fst")]
+    wave_format: WaveFormat,
+    /// Cycles of waveform before the divergence.
+    #[arg(long, default_value_t = 200)]
+    wave_before: u64,
+    /// Cycles of waveform after the divergence.
+    #[arg(long, default_value_t = 20)]
+    wave_after: u64,
+    /// Build with Verilator line and toggle coverage; write lcov to FILE.
+    #[arg(long, value_name = "FILE")]
+    coverage: Option<PathBuf>,
+    /// Write JUnit XML (one testcase per capture, width and seed).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a JSON summary.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
     #[command(flatten)]
     parser: ParserArgs,
 }
@@ -71,6 +110,9 @@ struct ReplayArgs {
     width: u32,
     #[arg(long, value_enum, default_value = "jsonl")]
     format: OutputFormat,
+    /// Also save the transaction stream to FILE, for `metaroce diff`.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     #[command(flatten)]
     parser: ParserArgs,
 }
@@ -84,9 +126,7 @@ struct ParserArgs {
 
 impl ParserArgs {
     fn config(&self) -> ParserConfig {
-        ParserConfig {
-            roce_udp_port: self.roce_port,
-        }
+        ParserConfig { roce_udp_port: self.roce_port }
     }
 }
 
@@ -102,14 +142,16 @@ enum WidthChoice {
     One(u32),
 }
 
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 fn parse_width(s: &str) -> Result<u32, String> {
     let width: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if DATA_WIDTHS.contains(&width) {
         Ok(width)
     } else {
-        Err(format!(
-            "no RTL model for width {width}; choose one of {DATA_WIDTHS:?}"
-        ))
+        Err(format!("no RTL model for width {width}; choose one of {DATA_WIDTHS:?}"))
     }
 }
 
@@ -129,20 +171,42 @@ fn parse_u64(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{s}` is not a 64-bit number (decimal or 0x hex)"))
 }
 
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s.split_once('/').ok_or_else(|| format!("`{s}`: write the shard as K/N, e.g. 1/4"))?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| format!("`{k}` is not a number"))?,
+        n.trim().parse().map_err(|_| format!("`{n}` is not a number"))?,
+    );
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("`{s}`: need 1 <= K <= N"));
+    }
+    Ok((k, n))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Cosim(args) => run_cosim(args),
-        Command::Replay(args) => run_replay(args),
-        Command::Gen { out } => run_gen(&out),
+        Command::Cosim(args) => run_cosim(args, &mut out),
+        Command::Replay(args) => run_replay(args, &mut out),
+        Command::Diff { a, b, history } => run_diff(&a, &b, history, &mut out),
+        Command::Gen { out: dir } => run_gen(&dir, &mut out),
     };
-    match result {
+    let flushed = out.flush();
+    match result.and_then(|code| flushed.map(|()| code).map_err(Into::into)) {
         Ok(code) => code,
+        // A reader that went away (`| head`) ends the output, not in a panic.
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(141),
         Err(e) => {
             eprintln!("metaroce: error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }
 
 /// The default captures: `pcaps/` here, else the workspace's own.
@@ -155,122 +219,267 @@ fn default_pcaps() -> PathBuf {
     }
 }
 
-fn run_cosim(args: CosimArgs) -> Result<ExitCode> {
-    let paths = if args.paths.is_empty() {
-        vec![default_pcaps()]
-    } else {
-        args.paths.clone()
-    };
-    let captures = metaroce_cosim::stimuli::find_captures(&paths)?;
+/// One (capture, model) run of a regression.
+struct Job {
+    capture: PathBuf,
+    options: CosimOptions,
+    wave: Option<PathBuf>,
+}
+
+fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let paths = if args.paths.is_empty() { vec![default_pcaps()] } else { args.paths.clone() };
+    let mut captures = stimuli::find_captures(&paths)?;
     if captures.is_empty() {
-        bail!(
-            "no .pcap or .pcapng files in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        bail!("no .pcap or .pcapng files in {}", names.join(", "));
+    }
+    if let Some((k, n)) = args.shard {
+        captures = captures.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, c)| c).collect();
     }
     let widths: Vec<u32> = match args.width {
         WidthChoice::All => DATA_WIDTHS.to_vec(),
         WidthChoice::One(w) => vec![w],
     };
+    if args.wave.is_some() && args.coverage.is_some() {
+        bail!("--wave and --coverage use different RTL builds; run them separately");
+    }
     let seed = args.seed.unwrap_or_else(random_seed);
-    println!(
-        "cosim: {} capture(s), width(s) {widths:?}, seed {seed:#x}, idle {}%, stall {}%",
-        captures.len(),
-        args.idle,
-        args.stall
-    );
+    let kind = if args.coverage.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
+    let scratch = std::env::temp_dir().join(format!("metaroce-cosim-{}", std::process::id()));
+    if let Some(dir) = &args.wave {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    if args.coverage.is_some() {
+        std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    }
 
-    let started = Instant::now();
-    let (mut frames, mut matched, mut failed) = (0u64, 0u64, 0usize);
+    let mut jobs = Vec::new();
     for capture in &captures {
         for &width in &widths {
-            let mut options = CosimOptions::new(
-                width,
-                Handshake {
-                    seed,
-                    idle_pct: args.idle,
-                    stall_pct: args.stall,
-                },
-            );
+            let handshake = Handshake { seed, idle_pct: args.idle, stall_pct: args.stall };
+            let mut options = CosimOptions::new(RtlModel { width, kind }, handshake);
             options.parser = args.parser.config();
             if let Some(range) = args.frames {
                 options.frames = range;
             }
-            let run = cosim_capture(capture, &options);
-            frames += run.frames_read;
-            matched += run.frames_matched;
-            let tag = if run.passed() { "PASS" } else { "FAIL" };
-            println!(
-                "{tag}  {}  w{width}  {} frame(s) read, {} matched, {} cycles",
-                capture.display(),
-                run.frames_read,
-                run.frames_matched,
-                run.cycles
-            );
-            match &run.ending {
-                Ending::Matched => {}
-                Ending::Diverged(report) => println!("{report}"),
-                Ending::CaptureError(e) => println!("  capture error: {e}"),
-                Ending::Setup(e) => println!("  cannot start: {e}"),
+            let stem = capture.file_stem().map_or("capture".into(), |s| s.to_string_lossy().into_owned());
+            if args.coverage.is_some() {
+                options.coverage_dat = Some(scratch.join(format!("{}-{stem}-w{width}.dat", jobs.len())));
             }
-            if !run.passed() {
-                failed += 1;
-            }
+            let wave = args
+                .wave
+                .as_ref()
+                .map(|dir| dir.join(format!("{stem}-w{width}-{seed:x}.{}", args.wave_format.extension())));
+            jobs.push(Job { capture: capture.clone(), options, wave });
         }
     }
-    let secs = started.elapsed().as_secs_f64();
-    println!(
-        "cosim: {frames} frames, {matched} matched, {failed} failed run(s), {:.1} s, {:.0} frames/s",
-        secs,
-        frames as f64 / secs.max(1e-9)
-    );
-    Ok(if failed == 0 && matched == frames {
-        ExitCode::SUCCESS
+    writeln!(
+        out,
+        "cosim: {} capture(s), width(s) {widths:?}, seed {seed:#x}, idle {}%, stall {}%, {} job(s)",
+        captures.len(),
+        args.idle,
+        args.stall,
+        args.jobs.max(1)
+    )?;
+    out.flush()?;
+
+    let started = Instant::now();
+    let wave = WaveSpec { format: args.wave_format, before: args.wave_before, after: args.wave_after };
+    let runs = run_jobs(&jobs, args.jobs.max(1), wave, out)?;
+    let seconds = started.elapsed().as_secs_f64();
+
+    let mut functional = FunctionalCoverage::default();
+    for run in &runs {
+        functional.merge(&run.functional);
+    }
+    let rtl_coverage = match &args.coverage {
+        Some(info) => Some(write_rtl_coverage(&runs, &jobs, info, &scratch)?),
+        None => None,
+    };
+    let summary = CosimSummary::new(&runs, seconds, &functional, rtl_coverage.as_ref());
+    for line in functional.summary() {
+        writeln!(out, "functional: {line}")?;
+    }
+    if let (Some(cov), Some(info)) = (&rtl_coverage, &args.coverage) {
+        writeln!(out, "rtl coverage ({}):", info.display())?;
+        for ((module, kind), p) in cov {
+            writeln!(out, "  {module:<22} {kind:<7} {:>6.1}%  {:>5}/{:<5}", p.percent(), p.covered, p.total)?;
+        }
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, junit_xml(&runs)).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&summary)?;
+        std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    writeln!(
+        out,
+        "cosim: {} frames, {} matched, {} failed run(s), {:.1} s, {:.0} frames/s",
+        summary.frames, summary.matched, summary.failed_runs, seconds, summary.frames_per_second
+    )?;
+    let all_matched = summary.failed_runs == 0 && summary.matched == summary.frames;
+    Ok(if all_matched { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Runs the jobs on `threads` threads, printing each result in job order.
+/// How waveforms of divergences are written.
+#[derive(Clone, Copy)]
+struct WaveSpec {
+    format: WaveFormat,
+    before: u64,
+    after: u64,
+}
+
+fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -> Result<Vec<CaptureRun>> {
+    let bar = if io::stderr().is_terminal() {
+        let bar = ProgressBar::new(jobs.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} runs  {msg}")
+                .expect("template")
+                .progress_chars("=> "),
+        );
+        bar
     } else {
-        ExitCode::FAILURE
-    })
+        ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, CaptureRun)>();
+    let mut finished: Vec<Option<CaptureRun>> = (0..jobs.len()).map(|_| None).collect();
+    let mut printed = 0;
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..threads.min(jobs.len()) {
+            let done_tx = done_tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let run = match &job.wave {
+                    Some(path) => {
+                        cosim_capture_with_wave(&job.capture, &job.options, path, wave.format, wave.before, wave.after)
+                    }
+                    None => cosim_capture(&job.capture, &job.options),
+                };
+                if done_tx.send((i, run)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        for (i, run) in done_rx {
+            bar.inc(1);
+            bar.set_message(format!("{} w{}", run.capture.display(), run.model.width));
+            finished[i] = Some(run);
+            while let Some(Some(run)) = finished.get(printed) {
+                bar.suspend(|| print_run(run, out))?;
+                printed += 1;
+            }
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(finished.into_iter().map(|r| r.expect("every job reports")).collect())
+}
+
+fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
+    let tag = if run.passed() { "PASS" } else { "FAIL" };
+    writeln!(
+        out,
+        "{tag}  {}  w{}  {} frame(s) read, {} matched, {} cycles",
+        run.capture.display(),
+        run.model.width,
+        run.frames_read,
+        run.frames_matched,
+        run.cycles
+    )?;
+    match &run.ending {
+        Ending::Matched => {}
+        Ending::Diverged(report) => writeln!(out, "{report}")?,
+        Ending::CaptureError(e) => writeln!(out, "  capture error: {e}")?,
+        Ending::Setup(e) => writeln!(out, "  cannot run: {e}")?,
+    }
+    if let Some(wave) = &run.wave {
+        writeln!(out, "  waveform: {} (open with gtkwave or surfer)", wave.display())?;
+    }
+    out.flush()
+}
+
+fn write_rtl_coverage(runs: &[CaptureRun], jobs: &[Job], info: &Path, scratch: &Path) -> Result<RtlCoverage> {
+    let dats: Vec<&Path> = jobs
+        .iter()
+        .zip(runs)
+        .filter_map(|(job, _)| job.options.coverage_dat.as_deref())
+        .filter(|p| p.exists())
+        .collect();
+    if dats.is_empty() {
+        bail!("no run wrote coverage data");
+    }
+    let merged = scratch.join("merged.dat");
+    let coverage = export_rtl_coverage(&dats, &merged, info).map_err(anyhow::Error::msg)?;
+    std::fs::remove_dir_all(scratch).ok();
+    Ok(coverage)
 }
 
 fn random_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     (nanos as u64) ^ (std::process::id() as u64).rotate_left(32)
 }
 
-fn run_replay(args: ReplayArgs) -> Result<ExitCode> {
+fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let model = match args.model {
         ModelChoice::Golden => Model::Golden,
         ModelChoice::Rtl => Model::Rtl { width: args.width },
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let result = replay(
-        &args.capture,
-        model,
-        args.format,
-        &args.parser.config(),
-        &mut out,
-    );
-    out.flush().context("writing output")?;
+    let mut recording = match &args.record {
+        Some(path) => {
+            let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+            let mut w = BufWriter::new(file);
+            serde_json::to_writer(&mut w, &RecordingHeader::new(model, &args.capture))?;
+            writeln!(w)?;
+            Some(w)
+        }
+        None => None,
+    };
+    let mut sink = |t: metaroce_cosim::report::Transaction| -> io::Result<()> {
+        write_record(out, args.format, t.frame, t.time_ns, &t.record)?;
+        if let Some(w) = &mut recording {
+            serde_json::to_writer(&mut *w, &t)?;
+            writeln!(w)?;
+        }
+        Ok(())
+    };
+    let result = replay(&args.capture, model, &args.parser.config(), &mut sink);
+    if let Some(mut w) = recording {
+        w.flush().context("writing the recording")?;
+    }
     match result {
         Ok(_) => Ok(ExitCode::SUCCESS),
+        Err(metaroce_cosim::replay::ReplayError::Io(e)) => Err(e.into()),
         Err(e) => {
+            out.flush()?;
             eprintln!("metaroce: error: {e}");
             Ok(ExitCode::FAILURE)
         }
     }
 }
 
-fn run_gen(out: &Path) -> Result<ExitCode> {
-    let written = stimuli::write_all(out)
-        .with_context(|| format!("writing captures to {}", out.display()))?;
+fn run_diff(a: &Path, b: &Path, history: usize, out: &mut dyn Write) -> Result<ExitCode> {
+    match diff_recordings(a, b, history).map_err(anyhow::Error::msg)? {
+        None => {
+            writeln!(out, "recordings match: {} and {}", a.display(), b.display())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(divergence) => {
+            writeln!(out, "{divergence}")?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn run_gen(dir: &Path, out: &mut dyn Write) -> Result<ExitCode> {
+    let written = stimuli::write_all(dir).with_context(|| format!("writing captures to {}", dir.display()))?;
     for (path, frames) in &written {
-        println!("{frames:>6} frames  {}", path.display());
+        writeln!(out, "{frames:>6} frames  {}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,12 +4,14 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::path::Path;
 
+use std::path::PathBuf;
+
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
-use crate::report::brief;
-use crate::rtl::{Handshake, RtlParser};
+use crate::report::{brief, field_diffs, Divergence, DivergenceKind, Transaction};
+use crate::rtl::{Handshake, Model as RtlModel, RtlParser};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
@@ -56,19 +58,19 @@ impl From<io::Error> for ReplayError {
     }
 }
 
-/// Writes one line per frame of `capture`; returns the number of frames.
+/// Runs `capture` through one model and hands each transaction, in frame
+/// order, to `sink`; returns the number of frames.
 pub fn replay(
     capture: &Path,
     model: Model,
-    format: OutputFormat,
     parser: &ParserConfig,
-    out: &mut dyn Write,
+    sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
 ) -> Result<u64, ReplayError> {
     let mut reader = CaptureReader::open(capture).map_err(ReplayError::Capture)?;
     let mut rtl = match model {
         Model::Golden => None,
         Model::Rtl { width } => {
-            Some(RtlParser::new(width, Handshake::full_speed(0)).map_err(ReplayError::Rtl)?)
+            Some(RtlParser::new(RtlModel::plain(width), Handshake::full_speed(0)).map_err(ReplayError::Rtl)?)
         }
     };
     let mut batch = vec![Frame::default(); 256];
@@ -91,14 +93,17 @@ pub fn replay(
             None => {
                 for frame in &batch[..filled] {
                     let record = parse_frame(&frame.data, frame.mac_error, parser);
-                    write_record(out, format, frame.index, frame.time_ns, &record)?;
+                    sink(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record })?;
                     written += 1;
                 }
             }
             Some(rtl) => {
                 waiting.extend(batch[..filled].iter().map(|f| (f.index, f.time_ns)));
                 let records = rtl.push(&batch[..filled]);
-                written += write_rtl(out, format, &mut waiting, records)?;
+                written += rtl_transactions(sink, &mut waiting, records)?;
+                if let Some((message, _)) = rtl.assertion() {
+                    return Err(ReplayError::Rtl(format!("assertion fired: {message}")));
+                }
             }
         }
         if filled < batch.len() {
@@ -108,7 +113,10 @@ pub fn replay(
     if let Some(rtl) = &mut rtl {
         let want = waiting.len();
         let records = rtl.drain(want);
-        written += write_rtl(out, format, &mut waiting, records)?;
+        written += rtl_transactions(sink, &mut waiting, records)?;
+        if let Some((message, _)) = rtl.assertion() {
+            return Err(ReplayError::Rtl(format!("assertion fired: {message}")));
+        }
         if let Some((frame, _)) = waiting.front() {
             return Err(ReplayError::Rtl(format!(
                 "stalled: no record for frame {frame} within {} cycles",
@@ -122,22 +130,112 @@ pub fn replay(
     }
 }
 
-fn write_rtl(
-    out: &mut dyn Write,
-    format: OutputFormat,
+fn rtl_transactions(
+    sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
     waiting: &mut VecDeque<(u64, u64)>,
     records: &[crate::rtl::RtlParserRecord],
 ) -> Result<u64, ReplayError> {
     for rtl_record in records {
-        let (frame, time_ns) = waiting
-            .pop_front()
-            .ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
-        let record = rtl_record
-            .to_parse_record()
-            .map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
-        write_record(out, format, frame, time_ns, &record)?;
+        let (frame, time_ns) =
+            waiting.pop_front().ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
+        let record = rtl_record.to_parse_record().map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
+        sink(Transaction { frame, time_ns, cycle: Some(rtl_record.cycle), record })?;
     }
     Ok(records.len() as u64)
+}
+
+/// First line of a recording (`metaroce replay --record`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordingHeader {
+    /// Format version, 1.
+    pub metaroce_recording: u32,
+    pub block: String,
+    /// `golden` or `rtl`.
+    pub model: String,
+    pub width: Option<u32>,
+    pub capture: PathBuf,
+}
+
+impl RecordingHeader {
+    pub fn new(model: Model, capture: &Path) -> Self {
+        let (name, width) = match model {
+            Model::Golden => ("golden", None),
+            Model::Rtl { width } => ("rtl", Some(width)),
+        };
+        RecordingHeader {
+            metaroce_recording: 1,
+            block: "parser".into(),
+            model: name.into(),
+            width,
+            capture: capture.to_path_buf(),
+        }
+    }
+}
+
+/// Reads a recording; errors name the file and line.
+pub fn read_recording(path: &Path) -> Result<(RecordingHeader, Vec<Transaction>), String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+    let mut lines = io::BufRead::lines(io::BufReader::new(file)).enumerate();
+    let at = |n: usize, e: &dyn std::fmt::Display| format!("{}: line {}: {e}", path.display(), n + 1);
+    let (_, first) = lines.next().ok_or_else(|| format!("{}: empty, not a recording", path.display()))?;
+    let first = first.map_err(|e| at(0, &e))?;
+    let header: RecordingHeader =
+        serde_json::from_str(&first).map_err(|e| at(0, &format!("not a metaroce recording header ({e})")))?;
+    if header.metaroce_recording != 1 {
+        return Err(at(0, &format!("recording format {} (this metaroce reads 1)", header.metaroce_recording)));
+    }
+    let mut transactions = Vec::new();
+    for (n, line) in lines {
+        let line = line.map_err(|e| at(n, &e))?;
+        transactions.push(serde_json::from_str(&line).map_err(|e| at(n, &e))?);
+    }
+    Ok((header, transactions))
+}
+
+/// Compares two recordings transaction by transaction; `None` when equal.
+pub fn diff_recordings(a: &Path, b: &Path, history: usize) -> Result<Option<Divergence>, String> {
+    let (header_a, left) = read_recording(a)?;
+    let (_, right) = read_recording(b)?;
+    let mismatch = (0..left.len().max(right.len())).find(|&i| match (left.get(i), right.get(i)) {
+        (Some(x), Some(y)) => x.frame != y.frame || x.record != y.record,
+        _ => true,
+    });
+    let Some(i) = mismatch else { return Ok(None) };
+    let from = i.saturating_sub(history);
+    let last = |list: &[Transaction]| list[from.min(list.len())..(i + 1).min(list.len())].to_vec();
+    let (kind, diffs, detail) = match (left.get(i), right.get(i)) {
+        (Some(x), Some(y)) if x.frame == y.frame => {
+            (DivergenceKind::Mismatch, field_diffs(&x.record, &y.record), String::new())
+        }
+        (Some(x), Some(y)) => (
+            DivergenceKind::Mismatch,
+            vec![],
+            format!("transaction {} is frame {} in A, frame {} in B", i + 1, x.frame, y.frame),
+        ),
+        (Some(_), None) => {
+            (DivergenceKind::UnmatchedTransaction, vec![], format!("B ends after {} transactions", right.len()))
+        }
+        (None, _) => {
+            (DivergenceKind::UnmatchedTransaction, vec![], format!("A ends after {} transactions", left.len()))
+        }
+    };
+    let here = left.get(i).or(right.get(i)).expect("one side has transaction i");
+    Ok(Some(Divergence {
+        kind,
+        block: "parser",
+        capture: header_a.capture.clone(),
+        width: header_a.width.unwrap_or(0),
+        seed: 0,
+        frame: here.frame,
+        time_ns: here.time_ns,
+        cycle: here.cycle.unwrap_or(0),
+        detail,
+        diffs,
+        golden_last: last(&left),
+        rtl_last: last(&right),
+        repro: format!("metaroce diff {} {}", a.display(), b.display()),
+        sides: [format!("A {}", a.display()), format!("B {}", b.display())],
+    }))
 }
 
 pub fn write_record(
@@ -149,22 +247,11 @@ pub fn write_record(
 ) -> io::Result<()> {
     match format {
         OutputFormat::Jsonl => {
-            serde_json::to_writer(
-                &mut *out,
-                &FrameRecord {
-                    frame,
-                    time_ns,
-                    record,
-                },
-            )?;
+            serde_json::to_writer(&mut *out, &FrameRecord { frame, time_ns, record })?;
             writeln!(out)
         }
-        OutputFormat::Text => writeln!(
-            out,
-            "{frame:>7}  {}.{:09}  {}",
-            time_ns / 1_000_000_000,
-            time_ns % 1_000_000_000,
-            brief(record)
-        ),
+        OutputFormat::Text => {
+            writeln!(out, "{frame:>7}  {}.{:09}  {}", time_ns / 1_000_000_000, time_ns % 1_000_000_000, brief(record))
+        }
     }
 }

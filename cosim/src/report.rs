@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// One output transaction of either model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Transaction {
     pub frame: u64,
     pub time_ns: u64,
@@ -37,6 +37,26 @@ pub enum DivergenceKind {
     ExtraRtlTransaction,
     /// The RTL drove a code that has no meaning (e.g. an unknown error class).
     InvalidRtlOutput,
+    /// An assertion in the RTL failed (`METAROCE_ASSERTIONS`).
+    RtlAssertion,
+    /// The golden model failed on a frame.
+    GoldenModelError,
+    /// One recording has a transaction the other lacks (`metaroce diff`).
+    UnmatchedTransaction,
+}
+
+impl DivergenceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DivergenceKind::Mismatch => "mismatch",
+            DivergenceKind::RtlStalled => "rtl_stalled",
+            DivergenceKind::ExtraRtlTransaction => "extra_rtl_transaction",
+            DivergenceKind::InvalidRtlOutput => "invalid_rtl_output",
+            DivergenceKind::RtlAssertion => "rtl_assertion",
+            DivergenceKind::GoldenModelError => "golden_model_error",
+            DivergenceKind::UnmatchedTransaction => "unmatched_transaction",
+        }
+    }
 }
 
 /// Where and how the two models first parted.
@@ -59,6 +79,8 @@ pub struct Divergence {
     pub golden_last: Vec<Transaction>,
     pub rtl_last: Vec<Transaction>,
     pub repro: String,
+    /// What the two sides are: "golden" and "rtl", or two recordings.
+    pub sides: [String; 2],
 }
 
 /// The fields of two records that differ, in record order.
@@ -79,9 +101,7 @@ fn to_value(record: &ParseRecord) -> Value {
 
 /// A record as `key=value` for its non-null fields.
 pub fn brief(record: &ParseRecord) -> String {
-    let Value::Object(map) = to_value(record) else {
-        unreachable!()
-    };
+    let Value::Object(map) = to_value(record) else { unreachable!() };
     map.iter()
         .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
@@ -91,11 +111,10 @@ pub fn brief(record: &ParseRecord) -> String {
 
 impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = serde_json::to_value(self.kind).unwrap();
         writeln!(
             f,
             "DIVERGENCE ({}) in block {} of {} at DATA_WIDTH {}, seed {:#x}",
-            kind.as_str().unwrap_or_default(),
+            self.kind.name(),
             self.block,
             self.capture.display(),
             self.width,
@@ -113,25 +132,13 @@ impl fmt::Display for Divergence {
             writeln!(f, "  {}", self.detail)?;
         }
         if !self.diffs.is_empty() {
-            let width = self
-                .diffs
-                .iter()
-                .map(|d| d.field.len())
-                .max()
-                .unwrap_or(5)
-                .max(5);
-            writeln!(f, "  {:width$}  {:>22}  {:>22}", "field", "golden", "rtl")?;
+            let width = self.diffs.iter().map(|d| d.field.len()).max().unwrap_or(5).max(5);
+            writeln!(f, "  {:width$}  {:>22}  {:>22}", "field", self.sides[0], self.sides[1])?;
             for d in &self.diffs {
-                writeln!(
-                    f,
-                    "  {:width$}  {:>22}  {:>22}",
-                    d.field,
-                    d.golden.to_string(),
-                    d.rtl.to_string()
-                )?;
+                writeln!(f, "  {:width$}  {:>22}  {:>22}", d.field, d.golden.to_string(), d.rtl.to_string())?;
             }
         }
-        for (side, list) in [("golden", &self.golden_last), ("rtl", &self.rtl_last)] {
+        for (side, list) in [(&self.sides[0], &self.golden_last), (&self.sides[1], &self.rtl_last)] {
             writeln!(f, "  last {} transactions:", side)?;
             for t in list {
                 let cycle = t.cycle.map(|c| format!(" @{c}")).unwrap_or_default();

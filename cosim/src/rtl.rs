@@ -1,6 +1,7 @@
 //! Safe wrapper over the Verilated parser (`csrc/parser_shim.cpp`).
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::path::Path;
 use std::ptr::NonNull;
 
 use metaroce_golden::{FrameClass, ParseError, ParseRecord};
@@ -10,7 +11,7 @@ use crate::capture::Frame;
 include!(concat!(env!("OUT_DIR"), "/parser_record.rs"));
 
 extern "C" {
-    fn mr_parser_new(data_width: u32, seed: u64, idle_pct: u32, stall_pct: u32) -> *mut c_void;
+    fn mr_parser_new(variant: *const c_char, seed: u64, idle_pct: u32, stall_pct: u32) -> *mut c_void;
     fn mr_parser_free(sim: *mut c_void);
     fn mr_parser_push(
         sim: *mut c_void,
@@ -31,10 +32,52 @@ extern "C" {
         max_idle_cycles: u64,
     ) -> usize;
     fn mr_parser_cycles(sim: *mut c_void) -> u64;
+    fn mr_parser_idle(sim: *mut c_void, cycles: u64);
+    fn mr_parser_assertion(sim: *mut c_void) -> *const c_char;
+    fn mr_parser_assertion_cycle(sim: *mut c_void) -> u64;
+    fn mr_parser_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
+    fn mr_parser_trace_close(sim: *mut c_void);
+    fn mr_parser_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
 }
 
 /// AXI-Stream data widths the harness has a Verilated model for.
 pub const DATA_WIDTHS: [u32; 2] = [64, 512];
+
+/// Which build of the parser (cosim/build.rs `VARIANTS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModelKind {
+    /// Assertions on, FST tracing available.
+    #[default]
+    Plain,
+    /// Verilator line and toggle coverage (no tracing).
+    Coverage,
+    /// A deliberate bug (`METAROCE_INJECT_BUG`, 64 bits only), for testing
+    /// the harness itself.
+    InjectedBug,
+}
+
+/// A Verilated parser: data width and build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Model {
+    pub width: u32,
+    pub kind: ModelKind,
+}
+
+impl Model {
+    pub fn plain(width: u32) -> Self {
+        Model { width, kind: ModelKind::Plain }
+    }
+
+    /// The Verilated class prefix of this build.
+    pub fn prefix(&self) -> String {
+        let suffix = match self.kind {
+            ModelKind::Plain => "",
+            ModelKind::Coverage => "Cov",
+            ModelKind::InjectedBug => "Bug",
+        };
+        format!("Vparser{}{suffix}", self.width)
+    }
+}
 
 /// Cycles without any record before a drain calls the RTL stalled; far
 /// above the parser's latency of 3 cycles.
@@ -54,11 +97,7 @@ pub struct Handshake {
 impl Handshake {
     /// Full speed: a beat every cycle, the sink always ready.
     pub fn full_speed(seed: u64) -> Self {
-        Handshake {
-            seed,
-            idle_pct: 0,
-            stall_pct: 0,
-        }
+        Handshake { seed, idle_pct: 0, stall_pct: 0 }
     }
 }
 
@@ -69,11 +108,12 @@ const RECORDS_IN_FLIGHT: usize = 8;
 /// One Verilated `roce_parser`.
 pub struct RtlParser {
     sim: NonNull<c_void>,
-    width: u32,
+    model: Model,
     bytes: Vec<u8>,
     lens: Vec<u32>,
     user: Vec<u8>,
     out: Vec<RtlParserRecord>,
+    out_count: usize,
     last_beat_cycles: Vec<u64>,
 }
 
@@ -81,32 +121,76 @@ pub struct RtlParser {
 unsafe impl Send for RtlParser {}
 
 impl RtlParser {
-    pub fn new(width: u32, handshake: Handshake) -> Result<Self, String> {
-        // SAFETY: plain values in; null for an unknown width.
-        let sim = unsafe {
-            mr_parser_new(
-                width,
-                handshake.seed,
-                handshake.idle_pct,
-                handshake.stall_pct,
-            )
-        };
+    /// A fresh model after reset. The handshake seed also seeds the
+    /// randomisation of X and initial values.
+    pub fn new(model: Model, handshake: Handshake) -> Result<Self, String> {
+        let prefix = CString::new(model.prefix()).expect("no NUL in a prefix");
+        // SAFETY: a NUL-terminated name and plain values in; null for an unknown variant.
+        let sim = unsafe { mr_parser_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct) };
         let sim = NonNull::new(sim).ok_or_else(|| {
-            format!("no RTL model for DATA_WIDTH {width}; built widths: {DATA_WIDTHS:?}")
+            format!("no RTL model {:?} at DATA_WIDTH {}; built widths: {DATA_WIDTHS:?}", model.kind, model.width)
         })?;
         Ok(RtlParser {
             sim,
-            width,
+            model,
             bytes: Vec::new(),
             lens: Vec::new(),
             user: Vec::new(),
             out: Vec::new(),
+            out_count: 0,
             last_beat_cycles: Vec::new(),
         })
     }
 
-    pub fn width(&self) -> u32 {
-        self.width
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The first RTL assertion that failed: its message and cycle.
+    pub fn assertion(&self) -> Option<(String, u64)> {
+        // SAFETY: `sim` is live; the string lives in it until the next call.
+        let message = unsafe { mr_parser_assertion(self.sim.as_ptr()) };
+        if message.is_null() {
+            return None;
+        }
+        let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
+        Some((text, unsafe { mr_parser_assertion_cycle(self.sim.as_ptr()) }))
+    }
+
+    /// Clocks `cycles` cycles with no input (records handed out are dropped).
+    pub fn idle(&mut self, cycles: u64) {
+        // SAFETY: `sim` is live.
+        unsafe { mr_parser_idle(self.sim.as_ptr(), cycles) }
+    }
+
+    /// Dumps cycles `from..=to` into an FST file at `path`, until
+    /// `close_trace` or drop.
+    pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
+        let c_path = path_to_c(path)?;
+        // SAFETY: a NUL-terminated path.
+        if unsafe { mr_parser_trace_open(self.sim.as_ptr(), c_path.as_ptr(), from, to) } {
+            Ok(())
+        } else if self.model.kind == ModelKind::Coverage {
+            Err("the coverage build has no tracing; run --wave without --coverage".into())
+        } else {
+            Err(format!("cannot open {} for the waveform", path.display()))
+        }
+    }
+
+    pub fn close_trace(&mut self) {
+        // SAFETY: `sim` is live.
+        unsafe { mr_parser_trace_close(self.sim.as_ptr()) }
+    }
+
+    /// Writes Verilator coverage data (`coverage.dat` format) to `path`.
+    pub fn write_coverage(&mut self, path: &Path) -> Result<(), String> {
+        let c_path = path_to_c(path)?;
+        // SAFETY: a NUL-terminated path.
+        if unsafe { mr_parser_coverage_write(self.sim.as_ptr(), c_path.as_ptr()) } {
+            Ok(())
+        } else {
+            Err(format!("the {:?} build records no coverage", self.model.kind))
+        }
     }
 
     /// Rising clock edges since reset.
@@ -115,8 +199,9 @@ impl RtlParser {
         unsafe { mr_parser_cycles(self.sim.as_ptr()) }
     }
 
-    /// Sends every frame of `frames`; returns the records that came out
-    /// meanwhile (they may belong to earlier frames: the pipeline lags).
+    /// Sends every frame of `frames` (fewer if an RTL assertion fails);
+    /// returns the records that came out meanwhile (they may belong to
+    /// earlier frames: the pipeline lags).
     pub fn push<'a>(&mut self, frames: impl IntoIterator<Item = &'a Frame>) -> &[RtlParserRecord] {
         self.bytes.clear();
         self.lens.clear();
@@ -128,8 +213,7 @@ impl RtlParser {
         }
         let n = self.lens.len();
         self.out.clear();
-        self.out
-            .resize(n + RECORDS_IN_FLIGHT, RtlParserRecord::default());
+        self.out.resize(n + RECORDS_IN_FLIGHT, RtlParserRecord::default());
         self.last_beat_cycles.clear();
         self.last_beat_cycles.resize(n, 0);
         let (mut sent, mut byte_offset, mut produced) = (0usize, 0usize, 0usize);
@@ -149,20 +233,24 @@ impl RtlParser {
                     self.last_beat_cycles[sent..].as_mut_ptr(),
                 )
             };
-            byte_offset += self.lens[sent..sent + done]
-                .iter()
-                .map(|&l| l as usize)
-                .sum::<usize>();
+            byte_offset += self.lens[sent..sent + done].iter().map(|&l| l as usize).sum::<usize>();
             sent += done;
             produced += got;
+            if self.assertion().is_some() {
+                // The model stops at a failed assertion; the caller reports it.
+                break;
+            }
             if produced == self.out.len() {
-                self.out.resize(
-                    self.out.len() + RECORDS_IN_FLIGHT,
-                    RtlParserRecord::default(),
-                );
+                self.out.resize(self.out.len() + RECORDS_IN_FLIGHT, RtlParserRecord::default());
             }
         }
+        self.out_count = produced;
         &self.out[..produced]
+    }
+
+    /// The records the last `push` or `drain` returned.
+    pub fn records(&self) -> &[RtlParserRecord] {
+        &self.out[..self.out_count]
     }
 
     /// Cycle on which each frame of the last `push` had its last beat taken.
@@ -176,17 +264,14 @@ impl RtlParser {
         self.out.clear();
         self.out.resize(want, RtlParserRecord::default());
         // SAFETY: `out` holds `want` records.
-        let got = unsafe {
-            mr_parser_drain(
-                self.sim.as_ptr(),
-                self.out.as_mut_ptr(),
-                want,
-                want,
-                STALL_CYCLES,
-            )
-        };
+        let got = unsafe { mr_parser_drain(self.sim.as_ptr(), self.out.as_mut_ptr(), want, want, STALL_CYCLES) };
+        self.out_count = got;
         &self.out[..got]
     }
+}
+
+fn path_to_c(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("{}: NUL in path", path.display()))
 }
 
 impl Drop for RtlParser {
@@ -204,10 +289,9 @@ impl RtlParserRecord {
             .ok_or_else(|| format!("m_meta_frame_class = {} is no class", self.frame_class))?;
         let error = match self.error {
             0 => None,
-            code => Some(
-                ParseError::from_code(code as u8)
-                    .ok_or_else(|| format!("m_meta_error = {code} is no error"))?,
-            ),
+            code => {
+                Some(ParseError::from_code(code as u8).ok_or_else(|| format!("m_meta_error = {code} is no error"))?)
+            }
         };
         let on = |valid: u64| valid != 0;
         let eth = on(self.eth_valid);

@@ -19,15 +19,13 @@ use metaroce_golden::icrc::{icrc, IcrcIp};
 use metaroce_golden::opcode;
 use metaroce_golden::parser::ones_complement_sum;
 use metaroce_golden::wire::{
-    ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, Deth, EthernetHeader, Ieth, ImmDt,
-    Ipv4Header, Ipv6Header, Reth, UdpHeader, ROCE_V2_UDP_PORT,
+    ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, Deth, EthernetHeader, Ieth, ImmDt, Ipv4Header, Ipv6Header,
+    Reth, UdpHeader, ROCE_V2_UDP_PORT,
 };
 use metaroce_golden::ParseError;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
-use pcap_file::pcapng::blocks::interface_description::{
-    InterfaceDescriptionBlock, InterfaceDescriptionOption,
-};
+use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
@@ -63,9 +61,7 @@ pub fn find_captures(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 fn is_capture_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| CAPTURE_EXTENSIONS.contains(&e))
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| CAPTURE_EXTENSIONS.contains(&e))
 }
 
 /// One frame of a generated capture.
@@ -78,10 +74,7 @@ pub struct GenFrame {
 
 impl GenFrame {
     fn ok(data: Vec<u8>) -> Self {
-        GenFrame {
-            data,
-            mac_error: false,
-        }
+        GenFrame { data, mac_error: false }
     }
 }
 
@@ -121,9 +114,7 @@ pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
     if path.extension().is_some_and(|e| e == "pcapng") {
         let mut writer = PcapNgWriter::with_endianness(file, Endianness::Little)?;
         let mut interface = InterfaceDescriptionBlock::new(DataLink::ETHERNET, 65535);
-        interface
-            .options
-            .push(InterfaceDescriptionOption::IfTsResol(9));
+        interface.options.push(InterfaceDescriptionOption::IfTsResol(9));
         writer.write_pcapng_block(interface)?;
         for (i, frame) in frames.iter().enumerate() {
             let mut options = Vec::new();
@@ -138,10 +129,7 @@ pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
                 options,
             })?;
         }
-        writer
-            .into_inner()
-            .into_inner()
-            .map_err(|e| e.into_error())?;
+        writer.into_inner().into_inner().map_err(|e| e.into_error())?;
     } else {
         if frames.iter().any(|f| f.mac_error) {
             bail!("classic pcap cannot carry MAC errors; name the capture .pcapng");
@@ -154,16 +142,9 @@ pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
         };
         let mut writer = PcapWriter::with_header(file, header)?;
         for (i, frame) in frames.iter().enumerate() {
-            writer.write_packet(&PcapPacket::new(
-                time(i),
-                frame.data.len() as u32,
-                &frame.data,
-            ))?;
+            writer.write_packet(&PcapPacket::new(time(i), frame.data.len() as u32, &frame.data))?;
         }
-        writer
-            .into_writer()
-            .into_inner()
-            .map_err(|e| e.into_error())?;
+        writer.into_writer().into_inner().map_err(|e| e.into_error())?;
     }
     Ok(())
 }
@@ -221,9 +202,7 @@ impl RoceFrame {
         let v = |salt| value(seq, salt);
         RoceFrame {
             vlans: Vec::new(),
-            l3: L3::V4 {
-                options: Vec::new(),
-            },
+            l3: L3::V4 { options: Vec::new() },
             dscp: 26,
             ecn: 2,
             ip_proto: ip_proto::UDP,
@@ -292,12 +271,7 @@ impl RoceFrame {
         let mut frame = self.ethernet_header();
         let l3 = frame.len();
         frame.extend(self.ip_header(udp_len));
-        let udp = UdpHeader {
-            src_port: self.udp_sport,
-            dst_port: self.udp_dport,
-            length: udp_len as u16,
-            checksum: 0,
-        };
+        let udp = UdpHeader { src_port: self.udp_sport, dst_port: self.udp_dport, length: udp_len as u16, checksum: 0 };
         frame.extend(udp.to_bytes().expect("UDP fields fit"));
         if self.transport_len.is_some() {
             transport.resize(with_icrc, 0xA5);
@@ -305,11 +279,7 @@ impl RoceFrame {
             frame.extend(transport);
         } else {
             frame.extend(transport);
-            let version = if matches!(self.l3, L3::V4 { .. }) {
-                IcrcIp::V4
-            } else {
-                IcrcIp::V6
-            };
+            let version = if matches!(self.l3, L3::V4 { .. }) { IcrcIp::V4 } else { IcrcIp::V6 };
             let mut value = icrc(&frame[l3..], version, self.ip_header_len());
             if self.corrupt_icrc {
                 value ^= 0x0000_0100;
@@ -328,13 +298,7 @@ impl RoceFrame {
             L3::V6 { .. } => ethertype::IPV6,
         };
         let first_type = self.vlans.first().map_or(ip_type, |t| t.0);
-        let mut bytes = EthernetHeader {
-            dst: DST_MAC,
-            src: SRC_MAC,
-            ethertype: first_type,
-        }
-        .to_bytes()
-        .unwrap();
+        let mut bytes = EthernetHeader { dst: DST_MAC, src: SRC_MAC, ethertype: first_type }.to_bytes().unwrap();
         for (i, &(_, pcp, vid)) in self.vlans.iter().enumerate() {
             let next = self.vlans.get(i + 1).map_or(ip_type, |t| t.0);
             let tci = (pcp as u16) << 13 | (vid & 0x0FFF);
@@ -347,10 +311,7 @@ impl RoceFrame {
     fn ip_header(&self, udp_len: usize) -> Vec<u8> {
         match &self.l3 {
             L3::V4 { options } => {
-                assert!(
-                    options.len() % 4 == 0 && options.len() <= 40,
-                    "IPv4 options come in words, 40 B at most"
-                );
+                assert!(options.len() % 4 == 0 && options.len() <= 40, "IPv4 options come in words, 40 B at most");
                 let header_len = Ipv4Header::LEN + options.len();
                 let mut bytes = Ipv4Header {
                     version: 4,
@@ -409,57 +370,23 @@ pub fn ext_headers_for(op: u8, seq: u32) -> Vec<u8> {
     let v = |salt| value(seq, salt);
     let mut bytes = Vec::new();
     if h.reth {
-        bytes.extend(
-            Reth {
-                va: v(10),
-                rkey: v(11) as u32,
-                dma_len: (v(12) & 0xFFFF) as u32,
-            }
-            .to_bytes()
-            .unwrap(),
-        );
+        bytes.extend(Reth { va: v(10), rkey: v(11) as u32, dma_len: (v(12) & 0xFFFF) as u32 }.to_bytes().unwrap());
     }
     if h.atomic {
         bytes.extend(
-            AtomicEth {
-                va: v(13) & !7,
-                rkey: v(14) as u32,
-                swap_add: v(15),
-                compare: v(16),
-            }
-            .to_bytes()
-            .unwrap(),
+            AtomicEth { va: v(13) & !7, rkey: v(14) as u32, swap_add: v(15), compare: v(16) }.to_bytes().unwrap(),
         );
     }
     if h.aeth {
         // ACK with a credit count, or RNR NAK, or NAK: syndrome types 000/001/011.
-        let syndrome = [
-            0x1F,
-            0x20 | (v(17) as u8 & 0x1F),
-            0x60 | (v(17) as u8 & 0x03),
-        ][(v(18) % 3) as usize];
-        bytes.extend(
-            Aeth {
-                syndrome,
-                msn: (v(19) & 0xFF_FFFF) as u32,
-            }
-            .to_bytes()
-            .unwrap(),
-        );
+        let syndrome = [0x1F, 0x20 | (v(17) as u8 & 0x1F), 0x60 | (v(17) as u8 & 0x03)][(v(18) % 3) as usize];
+        bytes.extend(Aeth { syndrome, msn: (v(19) & 0xFF_FFFF) as u32 }.to_bytes().unwrap());
     }
     if h.atomic_ack {
         bytes.extend(AtomicAckEth { orig: v(20) }.to_bytes().unwrap());
     }
     if h.deth {
-        bytes.extend(
-            Deth {
-                qkey: v(21) as u32,
-                reserved: 0,
-                src_qp: (v(22) & 0xFF_FFFF) as u32,
-            }
-            .to_bytes()
-            .unwrap(),
-        );
+        bytes.extend(Deth { qkey: v(21) as u32, reserved: 0, src_qp: (v(22) & 0xFF_FFFF) as u32 }.to_bytes().unwrap());
     }
     if h.imm {
         bytes.extend(ImmDt { data: v(23) as u32 }.to_bytes().unwrap());
@@ -475,17 +402,14 @@ pub fn ext_headers_for(op: u8, seq: u32) -> Vec<u8> {
 
 /// Every opcode RoCEv2 carries, in numeric order.
 pub fn carried_opcodes() -> Vec<u8> {
-    (0..=255u8)
-        .filter(|&op| opcode::ext_headers(op).is_some())
-        .collect()
+    (0..=255u8).filter(|&op| opcode::ext_headers(op).is_some()).collect()
 }
 
 /// A payload length that suits an opcode: CNPs, ACKs and READ requests
 /// carry none.
 fn payload_for(op: u8, seq: u32) -> usize {
     let h = opcode::ext_headers(op).unwrap_or_default();
-    let bare =
-        h.cnp || (h.aeth && op != 0x0D && op != 0x0F && op != 0x10) || op == 0x0C || h.atomic;
+    let bare = h.cnp || (h.aeth && op != 0x0D && op != 0x0F && op != 0x10) || op == 0x0C || h.atomic;
     if bare {
         0
     } else {
@@ -515,19 +439,11 @@ pub fn all_captures() -> Vec<Capture> {
 }
 
 fn valid(name: &str, frames: Vec<Vec<u8>>) -> Capture {
-    Capture {
-        name: name.to_string(),
-        frames: frames.into_iter().map(GenFrame::ok).collect(),
-        expect_error: None,
-    }
+    Capture { name: name.to_string(), frames: frames.into_iter().map(GenFrame::ok).collect(), expect_error: None }
 }
 
 fn opcodes() -> Vec<Vec<u8>> {
-    carried_opcodes()
-        .into_iter()
-        .enumerate()
-        .map(|(i, op)| roce(op, i as u32).build())
-        .collect()
+    carried_opcodes().into_iter().enumerate().map(|(i, op)| roce(op, i as u32).build()).collect()
 }
 
 fn vlan() -> Vec<Vec<u8>> {
@@ -604,11 +520,7 @@ fn ecn_dscp() -> Vec<Vec<u8>> {
 
 fn pad_cnt() -> Vec<Vec<u8>> {
     (0..16usize)
-        .map(|len| {
-            RoceFrame::new(0x02, 5000 + len as u32)
-                .with_payload(len, 5000 + len as u32)
-                .build()
-        })
+        .map(|len| RoceFrame::new(0x02, 5000 + len as u32).with_payload(len, 5000 + len as u32).build())
         .collect()
 }
 
@@ -618,31 +530,17 @@ fn frame_sizes() -> Vec<Vec<u8>> {
     frames.push(RoceFrame::new(0x04, 6000).build());
     // Every length from one beat of 64 bits to several beats of 512.
     for payload in 0..=200usize {
-        frames.push(
-            RoceFrame::new(0x00, 6001 + payload as u32)
-                .with_payload(payload, 6001)
-                .build(),
-        );
+        frames.push(RoceFrame::new(0x00, 6001 + payload as u32).with_payload(payload, 6001).build());
     }
     for (i, &payload) in [1024usize, 4096, 8192, 9000 - 62].iter().enumerate() {
-        frames.push(
-            RoceFrame::new(0x0A, 6300 + i as u32)
-                .with_payload(payload, 6300)
-                .build(),
-        );
+        frames.push(RoceFrame::new(0x0A, 6300 + i as u32).with_payload(payload, 6300).build());
     }
     frames
 }
 
 fn non_roce() -> Vec<Vec<u8>> {
     let eth = |ethertype: u16, body: &[u8]| {
-        let mut f = EthernetHeader {
-            dst: DST_MAC,
-            src: SRC_MAC,
-            ethertype,
-        }
-        .to_bytes()
-        .unwrap();
+        let mut f = EthernetHeader { dst: DST_MAC, src: SRC_MAC, ethertype }.to_bytes().unwrap();
         f.extend_from_slice(body);
         f.resize(f.len().max(MIN_FRAME), 0);
         f
@@ -683,11 +581,7 @@ fn non_roce() -> Vec<Vec<u8>> {
     }
     // A RoCE frame behind two VLAN tags still counts; behind three it does not.
     let (c, s) = (ethertype::VLAN_CTAG, ethertype::VLAN_STAG);
-    frames.push(
-        roce(0x04, 7100)
-            .tagged(&[(s, 0, 1), (c, 0, 2), (c, 0, 3)])
-            .build(),
-    );
+    frames.push(roce(0x04, 7100).tagged(&[(s, 0, 1), (c, 0, 2), (c, 0, 3)]).build());
     frames
 }
 
@@ -730,8 +624,7 @@ fn error_captures() -> Vec<Capture> {
     let base = |seq: u32| roce(0x0A, seq).with_payload(64, seq);
     let v6 = |seq: u32| base(seq).ipv6(seq);
     let tagged = |seq: u32| base(seq).tagged(&[(ethertype::VLAN_CTAG, 1, 5)]);
-    let qinq =
-        |seq: u32| base(seq).tagged(&[(ethertype::VLAN_STAG, 1, 5), (ethertype::VLAN_CTAG, 2, 6)]);
+    let qinq = |seq: u32| base(seq).tagged(&[(ethertype::VLAN_STAG, 1, 5), (ethertype::VLAN_CTAG, 2, 6)]);
     let with_transport = |op: u8, len: usize, seq: u32| {
         let mut f = roce(op, seq);
         f.transport_len = Some(len);
@@ -741,28 +634,15 @@ fn error_captures() -> Vec<Capture> {
     let mut per_class: Vec<(E, Vec<Vec<u8>>)> = vec![
         (
             E::TruncatedEth,
-            vec![
-                vec![],
-                vec![0xFF; 5],
-                cut(base(1).build(), 13),
-                cut(tagged(2).build(), 17),
-                cut(qinq(3).build(), 21),
-            ],
+            vec![vec![], vec![0xFF; 5], cut(base(1).build(), 13), cut(tagged(2).build(), 17), cut(qinq(3).build(), 21)],
         ),
         (
             E::TruncatedIp,
-            vec![
-                cut(base(10).build(), 14 + 19),
-                cut(tagged(11).build(), 18 + 1),
-                cut(v6(12).build(), 14 + 39),
-                {
-                    let mut f = base(13);
-                    f.l3 = L3::V4 {
-                        options: vec![1; 40],
-                    };
-                    cut(f.build(), 14 + 40)
-                },
-            ],
+            vec![cut(base(10).build(), 14 + 19), cut(tagged(11).build(), 18 + 1), cut(v6(12).build(), 14 + 39), {
+                let mut f = base(13);
+                f.l3 = L3::V4 { options: vec![1; 40] };
+                cut(f.build(), 14 + 40)
+            }],
         ),
         (
             E::BadIpVersion,
@@ -772,12 +652,7 @@ fn error_captures() -> Vec<Capture> {
                 b
             }],
         ),
-        (
-            E::BadIhl,
-            (0..5u8)
-                .map(|ihl| edit_ipv4(&base(30 + ihl as u32), |b, l3| b[l3] = 0x40 | ihl))
-                .collect(),
-        ),
+        (E::BadIhl, (0..5u8).map(|ihl| edit_ipv4(&base(30 + ihl as u32), |b, l3| b[l3] = 0x40 | ihl)).collect()),
         (
             E::BadIpv4Checksum,
             vec![
@@ -861,11 +736,7 @@ fn error_captures() -> Vec<Capture> {
         ),
         (
             E::TruncatedBth,
-            vec![
-                with_transport(0x04, 0, 110),
-                with_transport(0x04, 5, 111),
-                with_transport(0x04, 11, 112),
-            ],
+            vec![with_transport(0x04, 0, 110), with_transport(0x04, 5, 111), with_transport(0x04, 11, 112)],
         ),
         (
             E::BadTver,
@@ -882,11 +753,7 @@ fn error_captures() -> Vec<Capture> {
             E::ReservedOpcode,
             [0x15u8, 0x18, 0x1F, 0x2C, 0x40, 0x66, 0x80, 0xA0, 0xC0, 0xFF]
                 .iter()
-                .map(|&op| {
-                    RoceFrame::new(op, 130 + op as u32)
-                        .with_payload(8, 130)
-                        .build()
-                })
+                .map(|&op| RoceFrame::new(op, 130 + op as u32).with_payload(8, 130).build())
                 .collect(),
         ),
         (
@@ -945,17 +812,10 @@ fn error_captures() -> Vec<Capture> {
         .collect();
     captures.push(Capture {
         name: format!("errors/{}.pcapng", ParseError::MacError.name()),
-        frames: vec![
-            roce(0x04, 170).build(),
-            base(171).build(),
-            RoceFrame::new(0x81, 172).build(),
-        ]
-        .into_iter()
-        .map(|data| GenFrame {
-            data,
-            mac_error: true,
-        })
-        .collect(),
+        frames: vec![roce(0x04, 170).build(), base(171).build(), RoceFrame::new(0x81, 172).build()]
+            .into_iter()
+            .map(|data| GenFrame { data, mac_error: true })
+            .collect(),
         expect_error: Some(ParseError::MacError),
     });
     captures

@@ -15,11 +15,7 @@ fn metaroce(args: &[&str]) -> Output {
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 fn assert_clean_failure(out: &Output, needles: &[&str]) {
@@ -43,12 +39,7 @@ fn cosim_of_pcaps_passes_and_summarises() {
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     let summary = all.lines().last().unwrap();
-    assert!(
-        summary.starts_with("cosim: ")
-            && summary.contains("matched")
-            && summary.contains("frames/s"),
-        "{summary}"
-    );
+    assert!(summary.starts_with("cosim: ") && summary.contains("matched") && summary.contains("frames/s"), "{summary}");
     assert!(!all.contains("FAIL"), "{all}");
 }
 
@@ -59,9 +50,7 @@ fn replay_prints_identical_jsonl_from_golden_and_rtl_for_every_capture() {
         let golden = metaroce(&["replay", "--model", "golden", "--format", "jsonl", path]);
         assert!(golden.status.success(), "{}", text(&golden));
         for width in ["64", "512"] {
-            let rtl = metaroce(&[
-                "replay", "--model", "rtl", "--width", width, "--format", "jsonl", path,
-            ]);
+            let rtl = metaroce(&["replay", "--model", "rtl", "--width", width, "--format", "jsonl", path]);
             assert!(rtl.status.success(), "{}", text(&rtl));
             assert_eq!(golden.stdout, rtl.stdout, "{path} at width {width}");
         }
@@ -127,14 +116,7 @@ fn replay_jsonl_has_the_documented_keys() {
 
 #[test]
 fn replay_text_is_one_line_per_frame() {
-    let out = metaroce(&[
-        "replay",
-        "--format",
-        "text",
-        "--model",
-        "rtl",
-        "pcaps/opcodes.pcap",
-    ]);
+    let out = metaroce(&["replay", "--format", "text", "--model", "rtl", "pcaps/opcodes.pcap"]);
     assert!(out.status.success(), "{}", text(&out));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 38);
@@ -153,20 +135,11 @@ fn a_file_that_is_not_a_capture_is_named() {
     let path = scratch("notes.pcap");
     std::fs::write(&path, "this is not a capture\n").unwrap();
     let p = path.to_str().unwrap();
-    assert_clean_failure(
-        &metaroce(&["replay", p]),
-        &[p, "not a pcap or pcapng capture"],
-    );
-    assert_clean_failure(
-        &metaroce(&["cosim", p]),
-        &[p, "not a pcap or pcapng capture"],
-    );
+    assert_clean_failure(&metaroce(&["replay", p]), &[p, "not a pcap or pcapng capture"]);
+    assert_clean_failure(&metaroce(&["cosim", p]), &[p, "not a pcap or pcapng capture"]);
     let tiny = scratch("tiny.pcap");
     std::fs::write(&tiny, [0xD4, 0xC3]).unwrap();
-    assert_clean_failure(
-        &metaroce(&["replay", tiny.to_str().unwrap()]),
-        &["tiny.pcap", "only 2 bytes"],
-    );
+    assert_clean_failure(&metaroce(&["replay", tiny.to_str().unwrap()]), &["tiny.pcap", "only 2 bytes"]);
 }
 
 #[test]
@@ -176,19 +149,14 @@ fn a_truncated_capture_names_the_frame_after_reporting_the_ones_before() {
     // Cut inside the fourth record: three frames survive.
     let mut offset = 24;
     for _ in 0..3 {
-        let caplen =
-            u32::from_le_bytes(original[offset + 8..offset + 12].try_into().unwrap()) as usize;
+        let caplen = u32::from_le_bytes(original[offset + 8..offset + 12].try_into().unwrap()) as usize;
         offset += 16 + caplen;
     }
     std::fs::write(&path, &original[..offset + 20]).unwrap();
     let p = path.to_str().unwrap();
     let out = metaroce(&["replay", p]);
     assert_clean_failure(&out, &[p, "frame 4"]);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).lines().count(),
-        3,
-        "the three whole frames are reported"
-    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 3, "the three whole frames are reported");
     let out = metaroce(&["cosim", p, "--width", "64"]);
     assert_clean_failure(&out, &[p, "frame 4", "3 frame(s) read, 3 matched"]);
 }
@@ -222,13 +190,8 @@ fn bad_flag_values_are_refused_without_a_panic() {
 fn gen_reproduces_the_committed_captures() {
     let scratch_dir = scratch("gen");
     let stale = metaroce_cosim::stimuli::stale_captures(&common::pcaps(), &scratch_dir).unwrap();
-    assert!(
-        stale.is_empty(),
-        "pcaps/ differs from `metaroce gen` for {stale:?}: run `metaroce gen`"
-    );
+    assert!(stale.is_empty(), "pcaps/ differs from `metaroce gen` for {stale:?}: run `metaroce gen`");
     let out = metaroce(&["gen", "--out", scratch_dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(Path::new(&scratch_dir)
-        .join("errors/bad_icrc.pcap")
-        .exists());
+    assert!(Path::new(&scratch_dir).join("errors/bad_icrc.pcap").exists());
 }

@@ -6,7 +6,7 @@ mod common;
 
 use metaroce_cosim::capture::{CaptureReader, Frame};
 use metaroce_cosim::harness::{cosim_capture, CosimOptions, Ending};
-use metaroce_cosim::rtl::{Handshake, RtlParser, DATA_WIDTHS};
+use metaroce_cosim::rtl::{Handshake, Model, RtlParser, DATA_WIDTHS};
 use metaroce_cosim::stimuli::RoceFrame;
 
 #[test]
@@ -18,14 +18,7 @@ fn every_capture_matches_at_every_width_under_random_handshakes() {
         for width in DATA_WIDTHS {
             let run = cosim_capture(
                 &capture,
-                &CosimOptions::new(
-                    width,
-                    Handshake {
-                        seed,
-                        idle_pct: 25,
-                        stall_pct: 25,
-                    },
-                ),
+                &CosimOptions::new(Model::plain(width), Handshake { seed, idle_pct: 25, stall_pct: 25 }),
             );
             frames += run.frames_matched;
             match run.ending {
@@ -40,22 +33,15 @@ fn every_capture_matches_at_every_width_under_random_handshakes() {
 }
 
 fn frames_of(capture: &str) -> Vec<Frame> {
-    CaptureReader::open(&common::pcaps().join(capture))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    CaptureReader::open(&common::pcaps().join(capture)).unwrap().map(Result::unwrap).collect()
 }
 
 /// Pushes `frames` at full speed; returns (last-beat cycle, record cycle) per frame.
 fn run_full_speed(width: u32, frames: &[Frame]) -> Vec<(u64, u64)> {
-    let mut rtl = RtlParser::new(width, Handshake::full_speed(1)).unwrap();
+    let mut rtl = RtlParser::new(Model::plain(width), Handshake::full_speed(1)).unwrap();
     let mut record_cycles: Vec<u64> = rtl.push(frames).iter().map(|r| r.cycle).collect();
     let beat_cycles = rtl.last_beat_cycles().to_vec();
-    record_cycles.extend(
-        rtl.drain(frames.len() - record_cycles.len())
-            .iter()
-            .map(|r| r.cycle),
-    );
+    record_cycles.extend(rtl.drain(frames.len() - record_cycles.len()).iter().map(|r| r.cycle));
     assert_eq!(record_cycles.len(), frames.len());
     beat_cycles.into_iter().zip(record_cycles).collect()
 }
@@ -82,11 +68,7 @@ fn takes_a_beat_every_cycle_with_no_bubble_between_frames() {
 #[test]
 fn sixty_byte_frames_at_512_bits_run_one_frame_per_cycle() {
     let frames: Vec<Frame> = (0..500)
-        .map(|i| Frame {
-            index: i + 1,
-            data: RoceFrame::new(0x04, i as u32).build(),
-            ..Frame::default()
-        })
+        .map(|i| Frame { index: i + 1, data: RoceFrame::new(0x04, i as u32).build(), ..Frame::default() })
         .collect();
     assert!(frames.iter().all(|f| f.data.len() == 60));
     let cycles = run_full_speed(512, &frames);
@@ -112,15 +94,7 @@ fn backpressure_holds_the_input_and_loses_nothing() {
     let frames = frames_of("back_to_back.pcap");
     let seed = common::seed("heavy backpressure");
     for width in DATA_WIDTHS {
-        let mut rtl = RtlParser::new(
-            width,
-            Handshake {
-                seed,
-                idle_pct: 0,
-                stall_pct: 90,
-            },
-        )
-        .unwrap();
+        let mut rtl = RtlParser::new(Model::plain(width), Handshake { seed, idle_pct: 0, stall_pct: 90 }).unwrap();
         let mut got = rtl.push(&frames).len();
         got += rtl.drain(frames.len() - got).len();
         assert_eq!(got, frames.len(), "w{width}");

@@ -5,7 +5,8 @@
 mod common;
 
 use metaroce_cosim::capture::CaptureReader;
-use metaroce_cosim::replay::{replay, Model, OutputFormat};
+use metaroce_cosim::replay::{replay, write_record, Model, OutputFormat};
+use metaroce_cosim::report::Transaction;
 use metaroce_cosim::stimuli::all_captures;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
@@ -13,14 +14,8 @@ use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 fn golden_records_of_every_capture_match_the_expected_results() {
     for capture in common::captures() {
         let mut jsonl = Vec::new();
-        replay(
-            &capture,
-            Model::Golden,
-            OutputFormat::Jsonl,
-            &ParserConfig::default(),
-            &mut jsonl,
-        )
-        .unwrap();
+        let mut sink = |t: Transaction| write_record(&mut jsonl, OutputFormat::Jsonl, t.frame, t.time_ns, &t.record);
+        replay(&capture, Model::Golden, &ParserConfig::default(), &mut sink).unwrap();
         let name = common::relative_name(&capture).replace('/', "__");
         insta::with_settings!({
             snapshot_path => common::pcaps().join("expected"),
@@ -37,28 +32,15 @@ fn golden_records_of_every_capture_match_the_expected_results() {
 fn every_generated_capture_classifies_as_intended() {
     for capture in all_captures() {
         let path = common::pcaps().join(&capture.name);
-        let frames: Vec<_> = CaptureReader::open(&path)
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let frames: Vec<_> = CaptureReader::open(&path).unwrap().map(Result::unwrap).collect();
         assert_eq!(frames.len(), capture.frames.len(), "{}", capture.name);
         for frame in frames {
             let record = parse_frame(&frame.data, frame.mac_error, &ParserConfig::default());
             match capture.expect_error {
-                Some(error) => assert_eq!(
-                    record.error,
-                    Some(error),
-                    "{} frame {}",
-                    capture.name,
-                    frame.index
-                ),
-                None => assert_ne!(
-                    record.class,
-                    FrameClass::Error,
-                    "{} frame {}: {record:?}",
-                    capture.name,
-                    frame.index
-                ),
+                Some(error) => assert_eq!(record.error, Some(error), "{} frame {}", capture.name, frame.index),
+                None => {
+                    assert_ne!(record.class, FrameClass::Error, "{} frame {}: {record:?}", capture.name, frame.index)
+                }
             }
         }
     }
@@ -66,10 +48,7 @@ fn every_generated_capture_classifies_as_intended() {
 
 #[test]
 fn there_is_a_capture_for_every_error_class() {
-    let covered: Vec<_> = all_captures()
-        .iter()
-        .filter_map(|c| c.expect_error)
-        .collect();
+    let covered: Vec<_> = all_captures().iter().filter_map(|c| c.expect_error).collect();
     for error in metaroce_golden::ParseError::ALL {
         assert!(covered.contains(&error), "no capture for {}", error.name());
     }

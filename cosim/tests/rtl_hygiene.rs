@@ -9,22 +9,12 @@ use std::process::Command;
 /// The parser's source list, as rtl/parser.f gives it.
 fn parser_sources() -> Vec<String> {
     let list = std::fs::read_to_string(common::workspace().join("rtl/parser.f")).unwrap();
-    list.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("//"))
-        .map(String::from)
-        .collect()
+    list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(String::from).collect()
 }
 
 fn verilator_lint(width: u32) -> std::process::Output {
     Command::new("verilator")
-        .args([
-            "--lint-only",
-            "-Wall",
-            &format!("-GDATA_WIDTH={width}"),
-            "--top-module",
-            "roce_parser",
-        ])
+        .args(["--lint-only", "-Wall", &format!("-GDATA_WIDTH={width}"), "--top-module", "roce_parser"])
         .args(parser_sources())
         .current_dir(common::workspace())
         .output()
@@ -36,10 +26,7 @@ fn verilator_lint_is_clean_at_every_legal_width() {
     for width in [64, 128, 256, 512] {
         let out = verilator_lint(width);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && !stderr.contains("%Warning"),
-            "DATA_WIDTH {width}:\n{stderr}"
-        );
+        assert!(out.status.success() && !stderr.contains("%Warning"), "DATA_WIDTH {width}:\n{stderr}");
     }
 }
 
@@ -48,24 +35,14 @@ fn illegal_widths_are_refused_at_elaboration() {
     for width in [32, 96, 1024] {
         let out = Command::new("verilator")
             .args(["--cc", "-Mdir"])
-            .arg(
-                std::env::temp_dir()
-                    .join(format!("metaroce-badwidth-{width}-{}", std::process::id())),
-            )
-            .args([
-                &format!("-GDATA_WIDTH={width}"),
-                "--top-module",
-                "roce_parser",
-            ])
+            .arg(std::env::temp_dir().join(format!("metaroce-badwidth-{width}-{}", std::process::id())))
+            .args([&format!("-GDATA_WIDTH={width}"), "--top-module", "roce_parser"])
             .args(parser_sources())
             .current_dir(common::workspace())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && stderr.contains("DATA_WIDTH must be"),
-            "DATA_WIDTH {width}:\n{stderr}"
-        );
+        assert!(!out.status.success() && stderr.contains("DATA_WIDTH must be"), "DATA_WIDTH {width}:\n{stderr}");
     }
 }
 
@@ -91,10 +68,6 @@ fn yosys_synthesizes_without_latches_or_loops() {
         .collect();
     for (width, child) in runs {
         let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "yosys at DATA_WIDTH {width}:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "yosys at DATA_WIDTH {width}:\n{}", String::from_utf8_lossy(&out.stderr));
     }
 }

@@ -27,15 +27,11 @@ const FIELDS: &[(&str, FieldMap)] = &[
     ("infiniband.bth.a", |r| r.ack_req.map(u64::from)),
     ("infiniband.bth.psn", |r| r.psn.map(u64::from)),
     ("infiniband.reth.va", |r| r.reth_va.or(r.atomic_va)),
-    ("infiniband.reth.r_key", |r| {
-        r.reth_rkey.or(r.atomic_rkey).map(u64::from)
-    }),
+    ("infiniband.reth.r_key", |r| r.reth_rkey.or(r.atomic_rkey).map(u64::from)),
     ("infiniband.reth.dmalen", |r| r.reth_dma_len.map(u64::from)),
     ("infiniband.atomiceth.swapdt", |r| r.atomic_swap_add),
     ("infiniband.atomiceth.cmpdt", |r| r.atomic_compare),
-    ("infiniband.aeth.syndrome", |r| {
-        r.aeth_syndrome.map(u64::from)
-    }),
+    ("infiniband.aeth.syndrome", |r| r.aeth_syndrome.map(u64::from)),
     ("infiniband.aeth.msn", |r| r.aeth_msn.map(u64::from)),
     ("infiniband.atomicacketh.origremdt", |r| r.atomic_ack_orig),
     ("infiniband.deth.q_key", |r| r.deth_qkey.map(u64::from)),
@@ -47,18 +43,10 @@ const FIELDS: &[(&str, FieldMap)] = &[
     ("udp.dstport", |r| r.udp_dport.map(u64::from)),
     ("vlan.id", |r| r.vlan_id.map(u64::from)),
     ("vlan.priority", |r| r.vlan_pcp.map(u64::from)),
-    ("ip.dsfield.dscp", |r| {
-        (r.ip_version == Some(4)).then_some(r.dscp?.into())
-    }),
-    ("ip.dsfield.ecn", |r| {
-        (r.ip_version == Some(4)).then_some(r.ecn?.into())
-    }),
-    ("ipv6.tclass.dscp", |r| {
-        (r.ip_version == Some(6)).then_some(r.dscp?.into())
-    }),
-    ("ipv6.tclass.ecn", |r| {
-        (r.ip_version == Some(6)).then_some(r.ecn?.into())
-    }),
+    ("ip.dsfield.dscp", |r| (r.ip_version == Some(4)).then_some(r.dscp?.into())),
+    ("ip.dsfield.ecn", |r| (r.ip_version == Some(4)).then_some(r.ecn?.into())),
+    ("ipv6.tclass.dscp", |r| (r.ip_version == Some(6)).then_some(r.dscp?.into())),
+    ("ipv6.tclass.ecn", |r| (r.ip_version == Some(6)).then_some(r.ecn?.into())),
 ];
 
 /// Whether tshark's `field` describes what the golden record calls it in
@@ -99,22 +87,8 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
         let mut cmd = Command::new(&tshark);
         cmd.arg("-r").arg(&capture);
         // Classify by destination port only, as the parser does (REFERENCE.md).
-        cmd.args([
-            "-d",
-            "udp.port==4791,infiniband",
-            "--disable-protocol",
-            "tftp",
-        ]);
-        cmd.args([
-            "-T",
-            "fields",
-            "-E",
-            "separator=\t",
-            "-E",
-            "occurrence=f",
-            "-e",
-            "frame.number",
-        ]);
+        cmd.args(["-d", "udp.port==4791,infiniband", "--disable-protocol", "tftp"]);
+        cmd.args(["-T", "fields", "-E", "separator=\t", "-E", "occurrence=f", "-e", "frame.number"]);
         for (field, _) in FIELDS {
             cmd.args(["-e", field]);
         }
@@ -130,16 +104,8 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
         let decoded = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = decoded.lines().collect();
 
-        let frames: Vec<_> = CaptureReader::open(&capture)
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(
-            lines.len(),
-            frames.len(),
-            "{}: tshark saw a different number of frames",
-            capture.display()
-        );
+        let frames: Vec<_> = CaptureReader::open(&capture).unwrap().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), frames.len(), "{}: tshark saw a different number of frames", capture.display());
         for (frame, line) in frames.iter().zip(lines) {
             let record = parse_frame(&frame.data, frame.mac_error, &ParserConfig::default());
             if record.class != FrameClass::Roce {
@@ -148,14 +114,8 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
             let columns: Vec<&str> = line.split('\t').collect();
             let at = format!("{} frame {}", capture.display(), frame.index);
             assert_eq!(columns[0], frame.index.to_string(), "{at}");
-            let opcode_column = 1 + FIELDS
-                .iter()
-                .position(|(f, _)| *f == "infiniband.bth.opcode")
-                .unwrap();
-            assert!(
-                !columns[opcode_column].is_empty(),
-                "{at}: golden says RoCE, tshark decodes no BTH"
-            );
+            let opcode_column = 1 + FIELDS.iter().position(|(f, _)| *f == "infiniband.bth.opcode").unwrap();
+            assert!(!columns[opcode_column].is_empty(), "{at}: golden says RoCE, tshark decodes no BTH");
             for ((field, golden), text) in FIELDS.iter().zip(&columns[1..]) {
                 let expected = golden(&record);
                 if text.is_empty() || !field_applies(field, &frame.data) {
@@ -163,11 +123,7 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
                     // CNP, say); a field it shows must be one the golden has.
                     continue;
                 }
-                assert_eq!(
-                    expected,
-                    Some(tshark_number(field, text)),
-                    "{at}: {field} (tshark `{text}`)"
-                );
+                assert_eq!(expected, Some(tshark_number(field, text)), "{at}: {field} (tshark `{text}`)");
                 compared += 1;
             }
         }

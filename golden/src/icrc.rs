@@ -19,11 +19,7 @@ const fn make_table() -> [u32; 256] {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ CRC32_POLY_REFLECTED
-            } else {
-                c >> 1
-            };
+            c = if c & 1 != 0 { (c >> 1) ^ CRC32_POLY_REFLECTED } else { c >> 1 };
             k += 1;
         }
         table[i] = c;
@@ -81,9 +77,10 @@ pub fn variant_mask(ip: IcrcIp, ip_header_len: usize, i: usize) -> u8 {
 /// `value.to_le_bytes()`.
 pub fn icrc(covered: &[u8], ip: IcrcIp, ip_header_len: usize) -> u32 {
     let lrh_stand_in = crc32_update(CRC32_INIT, &[0xFF; 8]);
-    let register = covered.iter().enumerate().fold(lrh_stand_in, |r, (i, &b)| {
-        crc32_update_byte(r, b | variant_mask(ip, ip_header_len, i))
-    });
+    let register = covered
+        .iter()
+        .enumerate()
+        .fold(lrh_stand_in, |r, (i, &b)| crc32_update_byte(r, b | variant_mask(ip, ip_header_len, i)));
     !register
 }
 

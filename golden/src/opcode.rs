@@ -43,11 +43,7 @@ impl ExtHeaders {
             (self.ieth, IETH_LEN),
             (self.cnp, CNP_RESERVED_LEN),
         ];
-        sizes
-            .iter()
-            .filter(|(present, _)| *present)
-            .map(|(_, len)| len)
-            .sum()
+        sizes.iter().filter(|(present, _)| *present).map(|(_, len)| len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -100,32 +96,17 @@ pub fn ext_headers(opcode: u8) -> Option<ExtHeaders> {
         (0 | 1, 0x00..=0x02 | 0x04 | 0x07 | 0x08) => none,
         (0 | 1, 0x03 | 0x05 | 0x09) => ExtHeaders { imm: true, ..none },
         (0 | 1, 0x06 | 0x0A) => ExtHeaders { reth: true, ..none },
-        (0 | 1, 0x0B) => ExtHeaders {
-            reth: true,
-            imm: true,
-            ..none
-        },
+        (0 | 1, 0x0B) => ExtHeaders { reth: true, imm: true, ..none },
         // RC only: READ, ACK, ATOMIC and SEND with invalidate.
         (0, 0x0C) => ExtHeaders { reth: true, ..none },
         (0, 0x0D | 0x0F | 0x10 | 0x11) => ExtHeaders { aeth: true, ..none },
         (0, 0x0E) => none,
-        (0, 0x12) => ExtHeaders {
-            aeth: true,
-            atomic_ack: true,
-            ..none
-        },
-        (0, 0x13 | 0x14) => ExtHeaders {
-            atomic: true,
-            ..none
-        },
+        (0, 0x12) => ExtHeaders { aeth: true, atomic_ack: true, ..none },
+        (0, 0x13 | 0x14) => ExtHeaders { atomic: true, ..none },
         (0, 0x16 | 0x17) => ExtHeaders { ieth: true, ..none },
         // UD (011): SEND only, with or without immediate.
         (3, 0x04) => ExtHeaders { deth: true, ..none },
-        (3, 0x05) => ExtHeaders {
-            deth: true,
-            imm: true,
-            ..none
-        },
+        (3, 0x05) => ExtHeaders { deth: true, imm: true, ..none },
         // CNP (100).
         (4, 0x01) => ExtHeaders { cnp: true, ..none },
         _ => return None,
@@ -147,20 +128,7 @@ mod tests {
         assert_eq!(ext_headers(0x2B).unwrap().len(), 20); // UC WRITE only imm
         assert_eq!(ext_headers(0x65).unwrap().len(), 12); // UD SEND only imm
         assert_eq!(ext_headers(0x81).unwrap().len(), 16); // CNP
-        for reserved in [
-            0x15,
-            0x18,
-            0x1F,
-            0x2C,
-            0x2D,
-            0x0C | 0x20,
-            0x40,
-            0x60,
-            0x80,
-            0xA0,
-            0xC0,
-            0xFF,
-        ] {
+        for reserved in [0x15, 0x18, 0x1F, 0x2C, 0x2D, 0x0C | 0x20, 0x40, 0x60, 0x80, 0xA0, 0xC0, 0xFF] {
             assert_eq!(ext_headers(reserved), None, "opcode {reserved:#04x}");
         }
     }

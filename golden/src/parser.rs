@@ -8,10 +8,7 @@
 use crate::icrc::{icrc, IcrcIp};
 use crate::opcode::{self, ExtHeaders};
 use crate::record::{FrameClass, ParseError, ParseRecord, FRAME_LEN_MAX};
-use crate::wire::{
-    self, ethertype, ip_proto, read, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader,
-    VlanTag,
-};
+use crate::wire::{self, ethertype, ip_proto, read, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader, VlanTag};
 
 /// Run-time parameters of the parser (RTL parameters of the same meaning).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,9 +19,7 @@ pub struct ParserConfig {
 
 impl Default for ParserConfig {
     fn default() -> Self {
-        ParserConfig {
-            roce_udp_port: wire::ROCE_V2_UDP_PORT,
-        }
+        ParserConfig { roce_udp_port: wire::ROCE_V2_UDP_PORT }
     }
 }
 
@@ -51,15 +46,10 @@ struct IpPayload<'a> {
 
 /// Parses one frame. `mac_error` is the MAC's bad-frame flag (`tuser`).
 pub fn parse_frame(frame: &[u8], mac_error: bool, config: &ParserConfig) -> ParseRecord {
-    let mut record = ParseRecord {
-        frame_len: (frame.len() as u64).min(FRAME_LEN_MAX as u64) as u32,
-        ..ParseRecord::default()
-    };
-    let outcome = if mac_error {
-        Err(Stop::Error(ParseError::MacError))
-    } else {
-        parse_layers(frame, config, &mut record)
-    };
+    let mut record =
+        ParseRecord { frame_len: (frame.len() as u64).min(FRAME_LEN_MAX as u64) as u32, ..ParseRecord::default() };
+    let outcome =
+        if mac_error { Err(Stop::Error(ParseError::MacError)) } else { parse_layers(frame, config, &mut record) };
     match outcome {
         Ok(()) => record.class = FrameClass::Roce,
         Err(NonRoce) => record.class = FrameClass::NonRoce,
@@ -122,20 +112,14 @@ fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
     if total_len < header_len {
         return Err(ParseError::BadIpLength.into());
     }
-    let packet = ip
-        .get(..total_len)
-        .ok_or(ParseError::IpLengthExceedsFrame)?;
+    let packet = ip.get(..total_len).ok_or(ParseError::IpLengthExceedsFrame)?;
     if h.is_fragment() {
         return Err(ParseError::IpFragment.into());
     }
     if h.protocol != ip_proto::UDP {
         return Err(NonRoce);
     }
-    Ok(IpPayload {
-        packet,
-        header_len,
-        version: IcrcIp::V4,
-    })
+    Ok(IpPayload { packet, header_len, version: IcrcIp::V4 })
 }
 
 fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
@@ -146,20 +130,14 @@ fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
     if h.version != 6 {
         return Err(ParseError::BadIpVersion.into());
     }
-    let packet = ip
-        .get(..Ipv6Header::LEN + h.payload_len as usize)
-        .ok_or(ParseError::IpLengthExceedsFrame)?;
+    let packet = ip.get(..Ipv6Header::LEN + h.payload_len as usize).ok_or(ParseError::IpLengthExceedsFrame)?;
     if ip_proto::is_ipv6_extension(h.next_header) {
         return Err(ParseError::Ipv6ExtHeader.into());
     }
     if h.next_header != ip_proto::UDP {
         return Err(NonRoce);
     }
-    Ok(IpPayload {
-        packet,
-        header_len: Ipv6Header::LEN,
-        version: IcrcIp::V6,
-    })
+    Ok(IpPayload { packet, header_len: Ipv6Header::LEN, version: IcrcIp::V6 })
 }
 
 /// UDP, BTH, extension headers and ICRC.
@@ -226,8 +204,7 @@ fn fill_ext(ext: &ExtHeaders, bytes: &[u8], rec: &mut ParseRecord) {
     let header = |offset: usize| &bytes[offset..];
     if ext.reth {
         let h: wire::Reth = read(header(at.reth)).expect("length checked");
-        (rec.reth_va, rec.reth_rkey, rec.reth_dma_len) =
-            (Some(h.va), Some(h.rkey), Some(h.dma_len));
+        (rec.reth_va, rec.reth_rkey, rec.reth_dma_len) = (Some(h.va), Some(h.rkey), Some(h.dma_len));
     }
     if ext.atomic {
         let h: wire::AtomicEth = read(header(at.atomic)).expect("length checked");
@@ -261,10 +238,7 @@ fn fill_ext(ext: &ExtHeaders, bytes: &[u8], rec: &mut ParseRecord) {
 /// RFC 1071 ones' complement sum of 16-bit big-endian words, folded to 16
 /// bits the way the RTL folds it (two end-around carries).
 pub fn ones_complement_sum(bytes: &[u8]) -> u16 {
-    let sum: u32 = bytes
-        .chunks(2)
-        .map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0)))
-        .sum();
+    let sum: u32 = bytes.chunks(2).map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0))).sum();
     let once = (sum & 0xFFFF) + (sum >> 16);
     ((once & 0xFFFF) + (once >> 16)) as u16
 }
@@ -297,9 +271,7 @@ mod tests {
 
     #[test]
     fn external_rc_read_request() {
-        let frame = only_frame(include_bytes!(
-            "../../pcaps/external/rc_read_request_reth.pcap"
-        ));
+        let frame = only_frame(include_bytes!("../../pcaps/external/rc_read_request_reth.pcap"));
         let r = parse_frame(frame, false, &ParserConfig::default());
         assert_eq!(r.class, FrameClass::Roce, "{r:?}");
         assert_eq!(r.opcode, Some(0x0C));
@@ -316,8 +288,7 @@ mod tests {
 
     #[test]
     fn flipped_payload_bit_fails_icrc_but_variant_bits_do_not() {
-        let mut frame =
-            only_frame(include_bytes!("../../pcaps/external/cnp_connectx4lx.pcap")).to_vec();
+        let mut frame = only_frame(include_bytes!("../../pcaps/external/cnp_connectx4lx.pcap")).to_vec();
         // ECN and TTL are variant: re-marking CE in a switch keeps the ICRC.
         frame[15] |= 0x03;
         frame[22] -= 1;
@@ -326,10 +297,7 @@ mod tests {
         let sum = !ones_complement_sum(&frame[14..34]);
         frame[24..26].copy_from_slice(&sum.to_be_bytes());
         let r = parse_frame(&frame, false, &ParserConfig::default());
-        assert_eq!(
-            (r.class, r.icrc_ok, r.ecn),
-            (FrameClass::Roce, Some(true), Some(3))
-        );
+        assert_eq!((r.class, r.icrc_ok, r.ecn), (FrameClass::Roce, Some(true), Some(3)));
         frame[60] ^= 0x01; // a reserved CNP byte: invariant
         let r = parse_frame(&frame, false, &ParserConfig::default());
         assert_eq!(r.error, Some(ParseError::BadIcrc));
@@ -338,10 +306,7 @@ mod tests {
     #[test]
     fn empty_and_mac_error_frames() {
         let r = parse_frame(&[], false, &ParserConfig::default());
-        assert_eq!(
-            (r.class, r.error, r.eth_type),
-            (FrameClass::Error, Some(ParseError::TruncatedEth), None)
-        );
+        assert_eq!((r.class, r.error, r.eth_type), (FrameClass::Error, Some(ParseError::TruncatedEth), None));
         let frame = only_frame(include_bytes!("../../pcaps/external/cnp_connectx4lx.pcap"));
         let r = parse_frame(frame, true, &ParserConfig::default());
         assert_eq!((r.error, r.opcode), (Some(ParseError::MacError), None));

@@ -3,7 +3,7 @@
 //! A field is `Some` when its header's bytes are in the frame and every
 //! outer header passed its checks; the RTL marks the same with valid bits.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the parser made of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -112,12 +112,22 @@ impl ParseError {
     }
 }
 
-/// Both enums serialize as their JSONL names.
+/// Both enums serialize as their JSONL names, and read back from them.
 macro_rules! serialize_by_name {
     ($($t:ty),*) => {$(
         impl Serialize for $t {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.name())
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = String::deserialize(d)?;
+                <$t>::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.name() == name)
+                    .ok_or_else(|| serde::de::Error::custom(format!("unknown {}: `{name}`", stringify!($t))))
             }
         }
     )*};
@@ -129,7 +139,8 @@ serialize_by_name!(FrameClass, ParseError);
 pub const FRAME_LEN_MAX: u32 = 0x1_FFFF;
 
 /// One record per frame. JSON keys are the field names (`SPEC.md`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ParseRecord {
     pub class: FrameClass,
     pub error: Option<ParseError>,

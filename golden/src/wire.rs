@@ -32,10 +32,7 @@ pub mod ip_proto {
     /// Extension Header Types"); the parser classifies them, it does not
     /// walk them.
     pub fn is_ipv6_extension(next_header: u8) -> bool {
-        matches!(
-            next_header,
-            0 | 43 | 44 | 50 | 51 | 60 | 135 | 139 | 140 | 253 | 254
-        )
+        matches!(next_header, 0 | 43 | 44 | 50 | 51 | 60 | 135 | 139 | 140 | 253 | 254)
     }
 }
 

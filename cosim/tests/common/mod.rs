@@ -4,10 +4,7 @@
 use std::path::{Path, PathBuf};
 
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 pub fn pcaps() -> PathBuf {
@@ -17,20 +14,13 @@ pub fn pcaps() -> PathBuf {
 /// Every capture under pcaps/, sorted.
 pub fn captures() -> Vec<PathBuf> {
     let found = metaroce_cosim::stimuli::find_captures(&[pcaps()]).unwrap();
-    assert!(
-        found.len() > 20,
-        "pcaps/ holds the regression captures; run `metaroce gen`"
-    );
+    assert!(found.len() > 20, "pcaps/ holds the regression captures; run `metaroce gen`");
     found
 }
 
 /// The capture's path relative to pcaps/, with `/` as separator.
 pub fn relative_name(capture: &Path) -> String {
-    capture
-        .strip_prefix(pcaps())
-        .unwrap()
-        .to_string_lossy()
-        .replace('\\', "/")
+    capture.strip_prefix(pcaps()).unwrap().to_string_lossy().replace('\\', "/")
 }
 
 /// The random seed of this test run: `METAROCE_SEED` (decimal or 0x hex)
@@ -39,14 +29,10 @@ pub fn seed(test: &str) -> u64 {
     let seed = match std::env::var("METAROCE_SEED") {
         Ok(s) => {
             let s = s.trim();
-            s.strip_prefix("0x")
-                .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
-                .expect("METAROCE_SEED")
+            s.strip_prefix("0x").map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16)).expect("METAROCE_SEED")
         }
         Err(_) => {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap();
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
             t.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(40)
         }
     };
