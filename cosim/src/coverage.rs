@@ -135,6 +135,8 @@ pub fn summarise_dat(text: &str) -> RtlCoverage {
         let Ok(count) = count.trim().parse::<u64>() else { continue };
         let page = keys.split('\x01').find_map(|kv| kv.strip_prefix("page\x02"));
         let Some((kind, module)) = page.and_then(|p| p.split_once('/')) else { continue };
+        // Verilator names each parameterisation `<module>__D<hash>`: fold them.
+        let module = module.split("__").next().unwrap_or(module);
         let points = summary.entry((module.to_string(), kind.trim_start_matches("v_").to_string())).or_default();
         points.total += 1;
         points.covered += u64::from(count > 0);
