@@ -57,9 +57,12 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
 /// pcapng `epb_flags` bits 31..24: link-layer errors (CRC, symbol, ...).
 const EPB_FLAGS_LINK_ERRORS: u32 = 0xFF00_0000;
 
+/// Any byte stream: a file, or bytes in memory (tests, fuzzing).
+type Input = BufReader<Box<dyn Read + Send>>;
+
 enum Format {
-    Pcap { reader: PcapReader<BufReader<File>>, header: PcapHeader },
-    PcapNg { reader: Box<PcapNgReader<BufReader<File>>> },
+    Pcap { reader: PcapReader<Input>, header: PcapHeader },
+    PcapNg { reader: Box<PcapNgReader<Input>> },
 }
 
 /// Reads frames one at a time into a caller-owned [`Frame`].
@@ -72,15 +75,26 @@ pub struct CaptureReader {
 
 impl CaptureReader {
     pub fn open(path: &Path) -> Result<Self, CaptureError> {
-        let at_file = |message: String| CaptureError { path: path.to_path_buf(), frame: None, message };
-        let mut file = File::open(path).map_err(|e| at_file(format!("cannot open: {e}")))?;
+        let file = File::open(path).map_err(|e| CaptureError {
+            path: path.to_path_buf(),
+            frame: None,
+            message: format!("cannot open: {e}"),
+        })?;
+        Self::from_reader(path, Box::new(file))
+    }
+
+    /// Reads a capture from any byte stream; `name` names it in errors.
+    pub fn from_reader(name: &Path, input: Box<dyn Read + Send>) -> Result<Self, CaptureError> {
+        let at_file = |message: String| CaptureError { path: name.to_path_buf(), frame: None, message };
+        let mut input = input;
         let mut magic = [0u8; 4];
-        let got = read_up_to(&mut file, &mut magic).map_err(|e| at_file(format!("cannot read: {e}")))?;
+        let got = read_up_to(&mut input, &mut magic).map_err(|e| at_file(format!("cannot read: {e}")))?;
         if got < 4 {
             return Err(at_file(format!("not a pcap or pcapng capture: the file has only {got} bytes")));
         }
-        let file = File::open(path).map_err(|e| at_file(format!("cannot open: {e}")))?;
-        let buffered = BufReader::new(file);
+        // Put the magic back in front of the rest for the format's reader.
+        let rejoined: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(magic).chain(input));
+        let buffered: Input = BufReader::new(rejoined);
         let format = if PCAP_MAGICS.contains(&magic) {
             let reader =
                 PcapReader::new(buffered).map_err(|e| at_file(format!("bad pcap file header: {}", describe(&e))))?;
@@ -102,7 +116,7 @@ impl CaptureReader {
                 magic[0], magic[1], magic[2], magic[3]
             )));
         };
-        Ok(CaptureReader { path: path.to_path_buf(), format, frames_read: 0, failed: false })
+        Ok(CaptureReader { path: name.to_path_buf(), format, frames_read: 0, failed: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -152,10 +166,10 @@ impl Iterator for CaptureReader {
     }
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
-        match file.read(&mut buf[got..]) {
+        match input.read(&mut buf[got..]) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -175,7 +189,7 @@ fn describe(e: &PcapError) -> String {
     }
 }
 
-fn read_pcap(reader: &mut PcapReader<BufReader<File>>, header: &PcapHeader, frame: &mut Frame) -> Result<bool, String> {
+fn read_pcap(reader: &mut PcapReader<Input>, header: &PcapHeader, frame: &mut Frame) -> Result<bool, String> {
     let raw = match reader.next_raw_packet() {
         None => return Ok(false),
         Some(Ok(raw)) => raw,
@@ -202,7 +216,7 @@ fn read_pcap(reader: &mut PcapReader<BufReader<File>>, header: &PcapHeader, fram
     Ok(true)
 }
 
-fn read_pcapng(reader: &mut PcapNgReader<BufReader<File>>, frame: &mut Frame) -> Result<bool, String> {
+fn read_pcapng(reader: &mut PcapNgReader<Input>, frame: &mut Frame) -> Result<bool, String> {
     loop {
         let block = match reader.next_block() {
             None => return Ok(false),

@@ -153,32 +153,95 @@ pub struct CaptureRun {
 }
 
 impl CaptureRun {
+    fn new(capture: &Path, options: &CosimOptions) -> Self {
+        CaptureRun {
+            capture: capture.to_path_buf(),
+            model: options.model,
+            seed: options.handshake.seed,
+            frames_read: 0,
+            frames_matched: 0,
+            cycles: 0,
+            elapsed: Duration::ZERO,
+            ending: Ending::Matched,
+            functional: FunctionalCoverage::default(),
+            wave: None,
+        }
+    }
+
     pub fn passed(&self) -> bool {
         matches!(self.ending, Ending::Matched)
+    }
+}
+
+/// Where the frames of a run come from: a capture on disk or frames in
+/// memory (the fuzzer).
+pub trait FrameSource {
+    /// Fills `frame` with the next frame; `Ok(false)` at the end.
+    fn read_next(&mut self, frame: &mut Frame) -> Result<bool, CaptureError>;
+    /// Frames delivered so far.
+    fn frames_read(&self) -> u64;
+}
+
+impl FrameSource for CaptureReader {
+    fn read_next(&mut self, frame: &mut Frame) -> Result<bool, CaptureError> {
+        CaptureReader::read_next(self, frame)
+    }
+    fn frames_read(&self) -> u64 {
+        CaptureReader::frames_read(self)
+    }
+}
+
+/// Frames already in memory, numbered from 1 in slice order.
+pub struct FrameSlice<'a> {
+    frames: &'a [Frame],
+    next: usize,
+}
+
+impl<'a> FrameSlice<'a> {
+    pub fn new(frames: &'a [Frame]) -> Self {
+        FrameSlice { frames, next: 0 }
+    }
+}
+
+impl FrameSource for FrameSlice<'_> {
+    fn read_next(&mut self, frame: &mut Frame) -> Result<bool, CaptureError> {
+        let Some(source) = self.frames.get(self.next) else { return Ok(false) };
+        self.next += 1;
+        frame.clone_from(source);
+        frame.index = self.next as u64;
+        Ok(true)
+    }
+    fn frames_read(&self) -> u64 {
+        self.next as u64
     }
 }
 
 /// Runs one capture through golden model and RTL; stops at the first
 /// divergence.
 pub fn cosim_capture(capture: &Path, options: &CosimOptions) -> CaptureRun {
+    match CaptureReader::open(capture) {
+        Ok(mut reader) => cosim_source(capture, &mut reader, options),
+        Err(e) => {
+            let mut run = CaptureRun::new(capture, options);
+            run.ending = Ending::CaptureError(e);
+            run
+        }
+    }
+}
+
+/// Runs `frames` (named `name` in reports) through golden model and RTL.
+pub fn cosim_in_memory(name: &Path, frames: &[Frame], options: &CosimOptions) -> CaptureRun {
+    cosim_source(name, &mut FrameSlice::new(frames), options)
+}
+
+fn cosim_source(name: &Path, source: &mut dyn FrameSource, options: &CosimOptions) -> CaptureRun {
     let started = Instant::now();
-    let mut run = CaptureRun {
-        capture: capture.to_path_buf(),
-        model: options.model,
-        seed: options.handshake.seed,
-        frames_read: 0,
-        frames_matched: 0,
-        cycles: 0,
-        elapsed: Duration::ZERO,
-        ending: Ending::Matched,
-        functional: FunctionalCoverage::default(),
-        wave: None,
-    };
+    let mut run = CaptureRun::new(name, options);
     run.ending = match RtlParser::new(options.model, options.handshake) {
         Err(e) => Ending::Setup(e),
         Ok(mut rtl) => {
             let mut ending = match start_outputs(&mut rtl, options) {
-                Ok(()) => match cosim_frames(capture, options, &mut rtl, &mut run) {
+                Ok(()) => match cosim_frames(name, source, options, &mut rtl, &mut run) {
                     Ok(()) => Ending::Matched,
                     Err(ending) => ending,
                 },
@@ -263,11 +326,11 @@ fn finish_outputs(rtl: &mut RtlParser, options: &CosimOptions, run: &mut Capture
 
 fn cosim_frames(
     capture: &Path,
+    reader: &mut dyn FrameSource,
     options: &CosimOptions,
     rtl: &mut RtlParser,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
-    let mut reader = CaptureReader::open(capture).map_err(Ending::CaptureError)?;
     let mut compare = Comparator::new(capture, options);
     let mut batch: Vec<Frame> = vec![Frame::default(); options.batch.max(1)];
     let mut capture_error = None;

@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod coverage;
+pub mod fuzz;
 pub mod harness;
 pub mod replay;
 pub mod report;

@@ -41,6 +41,20 @@ enum Command {
         #[arg(long, default_value_t = 4)]
         history: usize,
     },
+    /// Differential fuzzing: random and mutated frames through RTL and golden model.
+    Fuzz {
+        /// Frames to try at each width.
+        #[arg(long, default_value_t = 20_000)]
+        frames: u64,
+        /// Seed (random and printed if absent).
+        #[arg(long, value_parser = parse_u64)]
+        seed: Option<u64>,
+        #[arg(long, default_value = "all", value_parser = parse_width_choice)]
+        width: WidthChoice,
+        /// Where a shrunk failing capture goes.
+        #[arg(long, default_value = "fuzz-failures")]
+        out: PathBuf,
+    },
     /// Write the regression captures (deterministic).
     Gen {
         /// Directory to write into.
@@ -191,6 +205,7 @@ fn main() -> ExitCode {
         Command::Cosim(args) => run_cosim(args, &mut out),
         Command::Replay(args) => run_replay(args, &mut out),
         Command::Diff { a, b, history } => run_diff(&a, &b, history, &mut out),
+        Command::Fuzz { frames, seed, width, out: dir } => run_fuzz_cmd(frames, seed, width, &dir, &mut out),
         Command::Gen { out: dir } => run_gen(&dir, &mut out),
     };
     let flushed = out.flush();
@@ -474,6 +489,45 @@ fn run_diff(a: &Path, b: &Path, history: usize, out: &mut dyn Write) -> Result<E
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+fn run_fuzz_cmd(
+    frames: u64,
+    seed: Option<u64>,
+    width: WidthChoice,
+    dir: &Path,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let seed = seed.unwrap_or_else(random_seed);
+    let widths = match width {
+        WidthChoice::All => DATA_WIDTHS.to_vec(),
+        WidthChoice::One(w) => vec![w],
+    };
+    writeln!(out, "fuzz: {frames} frames per width, widths {widths:?}, seed {seed:#x}")?;
+    out.flush()?;
+    let mut failed = false;
+    for width in widths {
+        let started = Instant::now();
+        let outcome =
+            metaroce_cosim::fuzz::run_fuzz(RtlModel::plain(width), frames, seed, dir).map_err(anyhow::Error::msg)?;
+        let secs = started.elapsed().as_secs_f64();
+        match &outcome.failure {
+            None => writeln!(
+                out,
+                "PASS  w{width}  {} frames in {} cases, {secs:.1} s, {:.0} frames/s",
+                outcome.frames,
+                outcome.cases,
+                outcome.frames as f64 / secs.max(1e-9)
+            )?,
+            Some(f) => {
+                failed = true;
+                writeln!(out, "FAIL  w{width}  after {} frames; shrunk to {}", outcome.frames, f.capture.display())?;
+                writeln!(out, "{}", f.report)?;
+                writeln!(out, "  reproduce: {}", f.repro)?;
+            }
+        }
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 fn run_gen(dir: &Path, out: &mut dyn Write) -> Result<ExitCode> {
