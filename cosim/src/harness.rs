@@ -150,6 +150,34 @@ pub struct CaptureRun {
     pub functional: FunctionalCoverage,
     /// The waveform of the divergence, when one was written.
     pub wave: Option<PathBuf>,
+    /// Where the wall-clock time went.
+    pub phases: Phases,
+}
+
+/// Wall-clock time of a run by phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Phases {
+    /// Reading frames from the capture.
+    pub capture_io: Stopwatch,
+    /// The golden model.
+    pub golden: Stopwatch,
+    /// The Verilated RTL, FFI included.
+    pub rtl: Stopwatch,
+    /// Comparing records, functional counters and other bookkeeping.
+    pub compare: Stopwatch,
+}
+
+/// Accumulated time of one phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stopwatch(pub Duration);
+
+impl Stopwatch {
+    /// Adds the time since `since`; returns now, the next phase's start.
+    pub fn lap(&mut self, since: Instant) -> Instant {
+        let now = Instant::now();
+        self.0 += now - since;
+        now
+    }
 }
 
 impl CaptureRun {
@@ -165,6 +193,7 @@ impl CaptureRun {
             ending: Ending::Matched,
             functional: FunctionalCoverage::default(),
             wave: None,
+            phases: Phases::default(),
         }
     }
 
@@ -335,6 +364,7 @@ fn cosim_frames(
     let mut batch: Vec<Frame> = vec![Frame::default(); options.batch.max(1)];
     let mut capture_error = None;
     loop {
+        let clock = Instant::now();
         let mut filled = 0;
         while filled < batch.len() {
             match reader.read_next(&mut batch[filled]) {
@@ -349,23 +379,33 @@ fn cosim_frames(
             }
         }
         run.frames_read = reader.frames_read();
+        let clock = run.phases.capture_io.lap(clock);
+        let first_new = compare.pending.len();
         for frame in &batch[..filled] {
             let record = golden_record(frame, &options.parser)
                 .map_err(|panic| compare.golden_failed(frame, panic, rtl.cycles()))?;
-            run.functional.observe(&record);
             compare.expect(frame, record);
         }
+        let clock = run.phases.golden.lap(clock);
         rtl.push(&batch[..filled]);
         run.cycles = rtl.cycles();
+        let clock = run.phases.rtl.lap(clock);
+        for expected in compare.pending.range(first_new..) {
+            run.functional.observe(&expected.record);
+        }
         compare.check_all(rtl, run)?;
+        run.phases.compare.lap(clock);
         if filled < batch.len() {
             break;
         }
     }
+    let clock = Instant::now();
     let want = compare.pending.len();
     rtl.drain(want);
     run.cycles = rtl.cycles();
+    let clock = run.phases.rtl.lap(clock);
     compare.check_all(rtl, run)?;
+    run.phases.compare.lap(clock);
     if let Some(expected) = compare.pending.front() {
         let detail =
             format!("no RTL record for {STALL_CYCLES} cycles; {} frame(s) without a record", compare.pending.len());
@@ -429,10 +469,12 @@ impl<'a> Comparator<'a> {
             }
         };
         let observed = Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record };
-        let diffs = field_diffs(&golden.record, &observed.record);
+        // Equal records are the common case: only a mismatch is taken apart.
+        let matched = golden.record == observed.record;
+        let diffs = if matched { Vec::new() } else { field_diffs(&golden.record, &observed.record) };
         let (frame, time) = (golden.frame, golden.time_ns);
         self.remember(golden, observed);
-        if diffs.is_empty() {
+        if matched {
             run.frames_matched += 1;
             Ok(())
         } else {

@@ -2,6 +2,7 @@
 //! RTL and the golden model with the same frames, and compares every output
 //! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
 
+pub mod bench;
 pub mod capture;
 pub mod coverage;
 pub mod fuzz;

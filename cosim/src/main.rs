@@ -55,6 +55,15 @@ enum Command {
         #[arg(long, default_value = "fuzz-failures")]
         out: PathBuf,
     },
+    /// Measure cosim, bare-RTL and golden-model speed and the RTL's cycle figures.
+    Bench {
+        /// Frames in the generated mixed capture.
+        #[arg(long, default_value_t = 1_000_000)]
+        frames: u64,
+        /// Where to write the capture (deleted afterwards); default: a temp file.
+        #[arg(long)]
+        capture: Option<PathBuf>,
+    },
     /// Write the regression captures (deterministic).
     Gen {
         /// Directory to write into.
@@ -206,6 +215,9 @@ fn main() -> ExitCode {
         Command::Replay(args) => run_replay(args, &mut out),
         Command::Diff { a, b, history } => run_diff(&a, &b, history, &mut out),
         Command::Fuzz { frames, seed, width, out: dir } => run_fuzz_cmd(frames, seed, width, &dir, &mut out),
+        Command::Bench { frames, capture } => {
+            metaroce_cosim::bench::run_bench(frames, capture, &mut out).map(|()| ExitCode::SUCCESS)
+        }
         Command::Gen { out: dir } => run_gen(&dir, &mut out),
     };
     let flushed = out.flush();

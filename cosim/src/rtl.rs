@@ -33,6 +33,13 @@ extern "C" {
     ) -> usize;
     fn mr_parser_cycles(sim: *mut c_void) -> u64;
     fn mr_parser_idle(sim: *mut c_void, cycles: u64);
+    fn mr_parser_bare_run(
+        sim: *mut c_void,
+        bytes: *const u8,
+        lens: *const u32,
+        nframes: usize,
+        records: *mut u64,
+    ) -> u64;
     fn mr_parser_assertion(sim: *mut c_void) -> *const c_char;
     fn mr_parser_assertion_cycle(sim: *mut c_void) -> u64;
     fn mr_parser_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
@@ -155,6 +162,18 @@ impl RtlParser {
         }
         let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
         Some((text, unsafe { mr_parser_assertion_cycle(self.sim.as_ptr()) }))
+    }
+
+    /// The model's speed limit: `frames` (concatenated in `bytes`) back to
+    /// back in a C++ loop with no Rust, no golden model and no record
+    /// copies. Returns (cycles, records seen).
+    pub fn bare_run(&mut self, bytes: &[u8], lens: &[u32]) -> (u64, u64) {
+        assert_eq!(bytes.len(), lens.iter().map(|&l| l as usize).sum::<usize>());
+        let mut records = 0;
+        // SAFETY: `lens` describes `bytes` exactly (checked above).
+        let cycles =
+            unsafe { mr_parser_bare_run(self.sim.as_ptr(), bytes.as_ptr(), lens.as_ptr(), lens.len(), &mut records) };
+        (cycles, records)
     }
 
     /// Clocks `cycles` cycles with no input (records handed out are dropped).

@@ -210,17 +210,11 @@ impl RoceFrame {
             udp_dport: ROCE_V2_UDP_PORT,
             bth: Bth {
                 opcode: op,
-                se: (v(2) & 1) as u8,
-                mig_req: 1,
-                pad_cnt: 0,
-                tver: 0,
+                flags: Bth::flags_byte((v(2) & 1) as u8, 1, 0, 0),
                 pkey: 0xFFFF,
-                fecn: 0,
-                becn: 0,
-                reserved6: 0,
+                fecn_becn: 0,
                 dest_qp: (v(3) & 0xFF_FFFF) as u32,
-                ack_req: (v(4) & 1) as u8,
-                reserved7: 0,
+                ack_req_byte: ((v(4) & 1) as u8) << 7,
                 psn: (v(5) & 0xFF_FFFF) as u32,
             },
             ext: ext_headers_for(op, seq),
@@ -233,7 +227,7 @@ impl RoceFrame {
     /// Sets a payload of `len` bytes and the PadCnt that 4-aligns it.
     pub fn with_payload(mut self, len: usize, seq: u32) -> Self {
         self.payload = (0..len).map(|i| value(seq, 100 + i as u32) as u8).collect();
-        self.bth.pad_cnt = ((4 - len % 4) % 4) as u8;
+        self.bth.set_pad_cnt(((4 - len % 4) % 4) as u8);
         self
     }
 
@@ -263,7 +257,7 @@ impl RoceFrame {
         let mut transport = self.bth.to_bytes().expect("BTH fields fit");
         transport.extend_from_slice(&self.ext);
         transport.extend_from_slice(&self.payload);
-        transport.resize(transport.len() + self.bth.pad_cnt as usize, 0);
+        transport.resize(transport.len() + self.bth.pad_cnt() as usize, 0);
         let with_icrc = transport.len() + 4;
         let transport_len = self.transport_len.unwrap_or(with_icrc);
         let udp_len = UdpHeader::LEN + transport_len;
@@ -314,16 +308,11 @@ impl RoceFrame {
                 assert!(options.len() % 4 == 0 && options.len() <= 40, "IPv4 options come in words, 40 B at most");
                 let header_len = Ipv4Header::LEN + options.len();
                 let mut bytes = Ipv4Header {
-                    version: 4,
-                    ihl: (header_len / 4) as u8,
-                    dscp: self.dscp,
-                    ecn: self.ecn,
+                    version_ihl: 0x40 | (header_len / 4) as u8,
+                    tos: self.dscp << 2 | (self.ecn & 3),
                     total_len: (header_len + udp_len) as u16,
                     ident: (value(self.bth.psn, 7) & 0xFFFF) as u16,
-                    reserved_flag: 0,
-                    dont_fragment: 1,
-                    more_fragments: 0,
-                    frag_offset: 0,
+                    flags_frag: Ipv4Header::DONT_FRAGMENT,
                     ttl: 64,
                     protocol: self.ip_proto,
                     checksum: 0,
@@ -337,10 +326,7 @@ impl RoceFrame {
                 bytes
             }
             L3::V6 { flow_label } => Ipv6Header {
-                version: 6,
-                dscp: self.dscp,
-                ecn: self.ecn,
-                flow_label: *flow_label & 0xF_FFFF,
+                version_class_flow: Ipv6Header::version_class_flow(6, self.dscp << 2 | (self.ecn & 3), *flow_label),
                 payload_len: udp_len as u16,
                 next_header: self.ip_proto,
                 hop_limit: 64,
@@ -744,7 +730,7 @@ fn error_captures() -> Vec<Capture> {
                 .iter()
                 .map(|&tver| {
                     let mut f = base(120 + tver as u32);
-                    f.bth.tver = tver;
+                    f.bth.set_tver(tver);
                     f.build()
                 })
                 .collect(),
@@ -771,7 +757,7 @@ fn error_captures() -> Vec<Capture> {
                 with_transport(0x04, 12 + 3, 150),
                 {
                     let mut f = RoceFrame::new(0x04, 151);
-                    f.bth.pad_cnt = 3;
+                    f.bth.set_pad_cnt(3);
                     f.transport_len = Some(12 + 6);
                     f.build()
                 },

@@ -100,3 +100,35 @@ fn backpressure_holds_the_input_and_loses_nothing() {
         assert_eq!(got, frames.len(), "w{width}");
     }
 }
+
+#[test]
+fn cycle_figures_are_line_rate_with_three_cycles_of_latency() {
+    for len in [60usize, 1024, 9000] {
+        for width in DATA_WIDTHS {
+            let (per_frame, latency) = metaroce_cosim::bench::cycle_figures(width, len).unwrap();
+            assert_eq!(per_frame, (len as u64).div_ceil(width as u64 / 8), "{len} bytes at w{width}");
+            assert_eq!(latency, 3, "{len} bytes at w{width}");
+        }
+    }
+}
+
+#[test]
+fn the_benchmark_runs_and_reports_every_figure() {
+    // Figures only; speed is never asserted in a test.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_metaroce"))
+        .args(["bench", "--frames", "3000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    for needle in [
+        "bare C++ loop",
+        "cosim / bare speed",
+        "golden model alone, 60-byte frames",
+        "where the cosim's time goes",
+        "RTL cycle figures",
+        "| 9000 | 512 | 141 | 141 | 3 |",
+    ] {
+        assert!(text.contains(needle), "`{needle}` missing:\n{text}");
+    }
+}

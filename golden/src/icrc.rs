@@ -76,12 +76,18 @@ pub fn variant_mask(ip: IcrcIp, ip_header_len: usize, i: usize) -> u8 {
 /// for IPv4 and 40 for IPv6. Returns the CRC value; on the wire it is
 /// `value.to_le_bytes()`.
 pub fn icrc(covered: &[u8], ip: IcrcIp, ip_header_len: usize) -> u32 {
-    let lrh_stand_in = crc32_update(CRC32_INIT, &[0xFF; 8]);
-    let register = covered
+    // Every variant field lies in the headers, up to the BTH's byte 4; the
+    // bytes after it are covered as they are, at memory speed.
+    let masked = (ip_header_len + 8 + crate::wire::Bth::FECN_BECN_OFFSET + 1).min(covered.len());
+    // The register after the eight 0xFF bytes of the LRH stand-in (the
+    // residue value; see the test `lrh_stand_in_state_equals_residue`).
+    let register = covered[..masked]
         .iter()
         .enumerate()
-        .fold(lrh_stand_in, |r, (i, &b)| crc32_update_byte(r, b | variant_mask(ip, ip_header_len, i)));
-    !register
+        .fold(CRC32_RESIDUE, |r, (i, &b)| crc32_update_byte(r, b | variant_mask(ip, ip_header_len, i)));
+    let mut rest = crc32fast::Hasher::new_with_initial(!register);
+    rest.update(&covered[masked..]);
+    rest.finalize()
 }
 
 #[cfg(test)]
@@ -100,6 +106,20 @@ mod tests {
         let mut framed = msg.to_vec();
         framed.extend_from_slice(&crc32(msg).to_le_bytes());
         assert_eq!(crc32_update(CRC32_INIT, &framed), CRC32_RESIDUE);
+    }
+
+    #[test]
+    fn icrc_equals_the_byte_by_byte_definition() {
+        let covered: Vec<u8> = (0..300u32).map(|i| (i * 37 + 11) as u8).collect();
+        for (ip, header_len) in [(IcrcIp::V4, 20), (IcrcIp::V4, 60), (IcrcIp::V6, 40)] {
+            for len in [header_len + 20, header_len + 21, 200, 300] {
+                let bytes = &covered[..len];
+                let definition = !bytes.iter().enumerate().fold(crc32_update(CRC32_INIT, &[0xFF; 8]), |r, (i, &b)| {
+                    crc32_update_byte(r, b | variant_mask(ip, header_len, i))
+                });
+                assert_eq!(icrc(bytes, ip, header_len), definition, "{ip:?} {header_len} {len}");
+            }
+        }
     }
 
     #[test]

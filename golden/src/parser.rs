@@ -87,23 +87,23 @@ fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8]
     }
     rec.eth_type = Some(next_type);
     rec.vlan_count = Some(tags);
-    rec.vlan_pcp = outer_tag.map(|t| t.pcp);
-    rec.vlan_id = outer_tag.map(|t| t.vid);
+    rec.vlan_pcp = outer_tag.map(|t| t.pcp());
+    rec.vlan_id = outer_tag.map(|t| t.vid());
     Ok(rest)
 }
 
 fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
     let h: Ipv4Header = read(ip).ok_or(ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version);
-    rec.dscp = Some(h.dscp);
-    rec.ecn = Some(h.ecn);
-    if h.version != 4 {
+    rec.ip_version = Some(h.version());
+    rec.dscp = Some(h.dscp());
+    rec.ecn = Some(h.ecn());
+    if h.version() != 4 {
         return Err(ParseError::BadIpVersion.into());
     }
-    if h.ihl < 5 {
+    if h.ihl() < 5 {
         return Err(ParseError::BadIhl.into());
     }
-    let header_len = h.ihl as usize * 4;
+    let header_len = h.ihl() as usize * 4;
     let header = ip.get(..header_len).ok_or(ParseError::TruncatedIp)?;
     if ones_complement_sum(header) != 0xFFFF {
         return Err(ParseError::BadIpv4Checksum.into());
@@ -124,10 +124,10 @@ fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
 
 fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
     let h: Ipv6Header = read(ip).ok_or(ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version);
-    rec.dscp = Some(h.dscp);
-    rec.ecn = Some(h.ecn);
-    if h.version != 6 {
+    rec.ip_version = Some(h.version());
+    rec.dscp = Some(h.dscp());
+    rec.ecn = Some(h.ecn());
+    if h.version() != 6 {
         return Err(ParseError::BadIpVersion.into());
     }
     let packet = ip.get(..Ipv6Header::LEN + h.payload_len as usize).ok_or(ParseError::IpLengthExceedsFrame)?;
@@ -156,7 +156,7 @@ fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> R
     let transport = &datagram[UdpHeader::LEN..];
     let bth: Bth = read(transport).ok_or(ParseError::TruncatedBth)?;
     fill_bth(&bth, rec);
-    if bth.tver != 0 {
+    if bth.tver() != 0 {
         return Err(ParseError::BadTver.into());
     }
     let ext = opcode::ext_headers(bth.opcode).ok_or(ParseError::ReservedOpcode)?;
@@ -164,7 +164,7 @@ fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> R
     let ext_bytes = after_bth.get(..ext.len()).ok_or(ParseError::TruncatedExt)?;
     fill_ext(&ext, ext_bytes, rec);
 
-    let trailer = bth.pad_cnt as usize + 4;
+    let trailer = bth.pad_cnt() as usize + 4;
     let body_len = after_bth.len() - ext.len();
     if body_len < trailer {
         return Err(ParseError::TooShortForIcrc.into());
@@ -185,15 +185,15 @@ fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> R
 
 fn fill_bth(bth: &Bth, rec: &mut ParseRecord) {
     rec.opcode = Some(bth.opcode);
-    rec.se = Some(bth.se);
-    rec.mig_req = Some(bth.mig_req);
-    rec.pad_cnt = Some(bth.pad_cnt);
-    rec.tver = Some(bth.tver);
+    rec.se = Some(bth.se());
+    rec.mig_req = Some(bth.mig_req());
+    rec.pad_cnt = Some(bth.pad_cnt());
+    rec.tver = Some(bth.tver());
     rec.pkey = Some(bth.pkey);
-    rec.fecn = Some(bth.fecn);
-    rec.becn = Some(bth.becn);
+    rec.fecn = Some(bth.fecn());
+    rec.becn = Some(bth.becn());
     rec.dest_qp = Some(bth.dest_qp);
-    rec.ack_req = Some(bth.ack_req);
+    rec.ack_req = Some(bth.ack_req());
     rec.psn = Some(bth.psn);
 }
 

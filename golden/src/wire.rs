@@ -1,8 +1,10 @@
 //! Header structs for every header the parser reads, as deku bit layouts.
 //!
 //! Each struct reads from and writes to network byte order, so the same
-//! definitions serve the parser and the stimulus generator. Byte offsets are
-//! those of `SPEC.md` section "Frame layout".
+//! definitions serve the parser and the stimulus generator. Fields are whole
+//! bytes as on the wire; sub-byte fields (flags, nibbles) are accessor
+//! methods that slice the byte, as the RTL does. (Bit-granular deku fields
+//! cost microseconds per header; byte fields tens of nanoseconds.)
 
 use deku::prelude::*;
 
@@ -54,40 +56,35 @@ impl EthernetHeader {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, DekuRead, DekuWrite)]
 #[deku(endian = "big")]
 pub struct VlanTag {
-    #[deku(bits = 3)]
-    pub pcp: u8,
-    #[deku(bits = 1)]
-    pub dei: u8,
-    #[deku(bits = 12)]
-    pub vid: u16,
+    /// PCP (15:13), DEI (12), VID (11:0).
+    pub tci: u16,
     pub ethertype: u16,
 }
 impl VlanTag {
     pub const LEN: usize = 4;
+    pub fn new(pcp: u8, vid: u16, ethertype: u16) -> Self {
+        VlanTag { tci: (u16::from(pcp) & 7) << 13 | (vid & 0x0FFF), ethertype }
+    }
+    pub fn pcp(&self) -> u8 {
+        (self.tci >> 13) as u8
+    }
+    pub fn vid(&self) -> u16 {
+        self.tci & 0x0FFF
+    }
 }
 
 /// IPv4 fixed header (RFC 791); options follow when `ihl > 5`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, DekuRead, DekuWrite)]
 #[deku(endian = "big")]
 pub struct Ipv4Header {
-    #[deku(bits = 4)]
-    pub version: u8,
-    #[deku(bits = 4)]
-    pub ihl: u8,
-    #[deku(bits = 6)]
-    pub dscp: u8,
-    #[deku(bits = 2)]
-    pub ecn: u8,
+    /// Version (7:4), IHL in 32-bit words (3:0).
+    pub version_ihl: u8,
+    /// DSCP (7:2), ECN (1:0).
+    pub tos: u8,
     pub total_len: u16,
     pub ident: u16,
-    #[deku(bits = 1)]
-    pub reserved_flag: u8,
-    #[deku(bits = 1)]
-    pub dont_fragment: u8,
-    #[deku(bits = 1)]
-    pub more_fragments: u8,
-    #[deku(bits = 13)]
-    pub frag_offset: u16,
+    /// Reserved (15), DF (14), MF (13), fragment offset (12:0).
+    pub flags_frag: u16,
     pub ttl: u8,
     pub protocol: u8,
     pub checksum: u16,
@@ -96,8 +93,22 @@ pub struct Ipv4Header {
 }
 impl Ipv4Header {
     pub const LEN: usize = 20;
+    pub const DONT_FRAGMENT: u16 = 0x4000;
+    pub const MORE_FRAGMENTS: u16 = 0x2000;
+    pub fn version(&self) -> u8 {
+        self.version_ihl >> 4
+    }
+    pub fn ihl(&self) -> u8 {
+        self.version_ihl & 0x0F
+    }
+    pub fn dscp(&self) -> u8 {
+        self.tos >> 2
+    }
+    pub fn ecn(&self) -> u8 {
+        self.tos & 3
+    }
     pub fn is_fragment(&self) -> bool {
-        self.more_fragments != 0 || self.frag_offset != 0
+        self.flags_frag & (Self::MORE_FRAGMENTS | 0x1FFF) != 0
     }
 }
 
@@ -105,14 +116,8 @@ impl Ipv4Header {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, DekuRead, DekuWrite)]
 #[deku(endian = "big")]
 pub struct Ipv6Header {
-    #[deku(bits = 4)]
-    pub version: u8,
-    #[deku(bits = 6)]
-    pub dscp: u8,
-    #[deku(bits = 2)]
-    pub ecn: u8,
-    #[deku(bits = 20)]
-    pub flow_label: u32,
+    /// Version (31:28), traffic class (27:20), flow label (19:0).
+    pub version_class_flow: u32,
     pub payload_len: u16,
     pub next_header: u8,
     pub hop_limit: u8,
@@ -121,6 +126,21 @@ pub struct Ipv6Header {
 }
 impl Ipv6Header {
     pub const LEN: usize = 40;
+    pub fn version_class_flow(version: u8, traffic_class: u8, flow_label: u32) -> u32 {
+        u32::from(version & 0x0F) << 28 | u32::from(traffic_class) << 20 | (flow_label & 0xF_FFFF)
+    }
+    pub fn version(&self) -> u8 {
+        (self.version_class_flow >> 28) as u8
+    }
+    pub fn traffic_class(&self) -> u8 {
+        (self.version_class_flow >> 20) as u8
+    }
+    pub fn dscp(&self) -> u8 {
+        self.traffic_class() >> 2
+    }
+    pub fn ecn(&self) -> u8 {
+        self.traffic_class() & 3
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, DekuRead, DekuWrite)]
@@ -140,34 +160,52 @@ impl UdpHeader {
 #[deku(endian = "big")]
 pub struct Bth {
     pub opcode: u8,
-    #[deku(bits = 1)]
-    pub se: u8,
-    #[deku(bits = 1)]
-    pub mig_req: u8,
-    #[deku(bits = 2)]
-    pub pad_cnt: u8,
-    #[deku(bits = 4)]
-    pub tver: u8,
+    /// SE (7), MigReq (6), PadCnt (5:4), TVer (3:0).
+    pub flags: u8,
     pub pkey: u16,
-    #[deku(bits = 1)]
-    pub fecn: u8,
-    #[deku(bits = 1)]
-    pub becn: u8,
-    #[deku(bits = 6)]
-    pub reserved6: u8,
-    #[deku(bits = 24)]
+    /// FECN (7), BECN (6), reserved (5:0).
+    pub fecn_becn: u8,
+    #[deku(bytes = 3)]
     pub dest_qp: u32,
-    #[deku(bits = 1)]
-    pub ack_req: u8,
-    #[deku(bits = 7)]
-    pub reserved7: u8,
-    #[deku(bits = 24)]
+    /// AckReq (7), reserved (6:0).
+    pub ack_req_byte: u8,
+    #[deku(bytes = 3)]
     pub psn: u32,
 }
 impl Bth {
     pub const LEN: usize = 12;
     /// Offset of the FECN/BECN byte, which the ICRC treats as all ones.
     pub const FECN_BECN_OFFSET: usize = 4;
+    pub fn flags_byte(se: u8, mig_req: u8, pad_cnt: u8, tver: u8) -> u8 {
+        (se & 1) << 7 | (mig_req & 1) << 6 | (pad_cnt & 3) << 4 | (tver & 0x0F)
+    }
+    pub fn se(&self) -> u8 {
+        self.flags >> 7
+    }
+    pub fn mig_req(&self) -> u8 {
+        self.flags >> 6 & 1
+    }
+    pub fn pad_cnt(&self) -> u8 {
+        self.flags >> 4 & 3
+    }
+    pub fn tver(&self) -> u8 {
+        self.flags & 0x0F
+    }
+    pub fn fecn(&self) -> u8 {
+        self.fecn_becn >> 7
+    }
+    pub fn becn(&self) -> u8 {
+        self.fecn_becn >> 6 & 1
+    }
+    pub fn ack_req(&self) -> u8 {
+        self.ack_req_byte >> 7
+    }
+    pub fn set_pad_cnt(&mut self, pad_cnt: u8) {
+        self.flags = (self.flags & !0x30) | (pad_cnt & 3) << 4;
+    }
+    pub fn set_tver(&mut self, tver: u8) {
+        self.flags = (self.flags & !0x0F) | (tver & 0x0F);
+    }
 }
 
 /// RDMA Extended Transport Header.
@@ -184,7 +222,7 @@ pub struct Reth {
 #[deku(endian = "big")]
 pub struct Aeth {
     pub syndrome: u8,
-    #[deku(bits = 24)]
+    #[deku(bytes = 3)]
     pub msn: u32,
 }
 
@@ -208,7 +246,7 @@ pub struct Ieth {
 pub struct Deth {
     pub qkey: u32,
     pub reserved: u8,
-    #[deku(bits = 24)]
+    #[deku(bytes = 3)]
     pub src_qp: u32,
 }
 
