@@ -419,9 +419,13 @@ fn cosim_frames(
 }
 
 /// The golden record of a frame; a panic in the model becomes an error
-/// message instead of ending the process.
+/// message (the ending `golden_model_error`) instead of ending the process.
 fn golden_record(frame: &Frame, parser: &ParserConfig) -> Result<ParseRecord, String> {
-    catch_unwind(AssertUnwindSafe(|| parse_frame(&frame.data, frame.mac_error, parser))).map_err(|panic| {
+    catch_model_panic(|| parse_frame(&frame.data, frame.mac_error, parser))
+}
+
+fn catch_model_panic<T>(model: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(model)).map_err(|panic| {
         panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -536,5 +540,25 @@ impl<'a> Comparator<'a> {
             repro: self.options.repro(self.capture, frame.max(1)),
             sides: ["golden".into(), "rtl".into()],
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_golden_model_panic_becomes_a_message() {
+        assert_eq!(catch_model_panic(|| 7), Ok(7));
+        let caught = catch_model_panic(|| -> u32 { panic!("index {} out of range", 99) });
+        assert_eq!(caught, Err("index 99 out of range".to_string()));
+    }
+
+    #[test]
+    fn frame_ranges_parse_and_print() {
+        assert_eq!("3:9".parse::<FrameRange>(), Ok(FrameRange { first: 3, last: 9 }));
+        assert_eq!("4".parse::<FrameRange>(), Ok(FrameRange { first: 4, last: 4 }));
+        assert_eq!("2:".parse::<FrameRange>().unwrap().to_string(), "2:");
+        assert!("0:3".parse::<FrameRange>().is_err() && "5:2".parse::<FrameRange>().is_err());
     }
 }
