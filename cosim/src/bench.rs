@@ -98,8 +98,10 @@ pub fn cycle_figures(width: u32, frame_len: usize) -> Result<(u64, u64), String>
     Ok((per_frame, latency))
 }
 
-/// Runs every measurement and prints the report.
-pub fn run_bench(frames: u64, capture: Option<PathBuf>, out: &mut dyn Write) -> Result<()> {
+/// Runs every measurement and prints the report. The cosim and the bare
+/// loop run `rounds` times each, alternated, and the fastest round of each
+/// counts: on a shared machine the noise is larger than what is measured.
+pub fn run_bench(frames: u64, capture: Option<PathBuf>, rounds: u32, out: &mut dyn Write) -> Result<()> {
     let path = capture.unwrap_or_else(|| std::env::temp_dir().join(format!("metaroce-bench-{frames}.pcap")));
     let made = Instant::now();
     write_mixed_capture(&path, frames)?;
@@ -114,19 +116,31 @@ pub fn run_bench(frames: u64, capture: Option<PathBuf>, out: &mut dyn Write) -> 
     writeln!(out, "machine: {} cores; {}", std::thread::available_parallelism().map_or(1, |n| n.get()), cpu_name())?;
     out.flush()?;
 
-    // 1. The full cosim, streaming from the capture, at full speed.
-    let mut cosim = Vec::new();
-    for width in DATA_WIDTHS {
-        let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
-        let run = cosim_capture(&path, &options);
-        if !matches!(run.ending, Ending::Matched) {
-            anyhow::bail!("the bench capture did not match at w{width}: {:?}", run.ending);
+    let mut cosim: Vec<(u32, u64, u64, Duration, Phases)> = Vec::new();
+    let mut bare: Vec<(u32, u64, Duration)> = Vec::new();
+    // 1. The full cosim, streaming from the capture, at full speed; the
+    // first round runs before anything else holds frames in memory, so the
+    // peak memory then is the cosim's own.
+    let cosim_round = |cosim: &mut Vec<(u32, u64, u64, Duration, Phases)>| -> Result<()> {
+        for (i, width) in DATA_WIDTHS.into_iter().enumerate() {
+            let run = cosim_capture(&path, &CosimOptions::new(Model::plain(width), Handshake::full_speed(1)));
+            if !matches!(run.ending, Ending::Matched) {
+                anyhow::bail!("the bench capture did not match at w{width}: {:?}", run.ending);
+            }
+            let measured = (width, run.frames_read, run.cycles, run.elapsed, run.phases);
+            match cosim.get_mut(i) {
+                None => cosim.push(measured),
+                Some(best) if measured.3 < best.3 => *best = measured,
+                Some(_) => {}
+            }
         }
-        cosim.push((width, run.frames_read, run.cycles, run.elapsed, run.phases));
-    }
+        Ok(())
+    };
+    cosim_round(&mut cosim)?;
     let cosim_peak = peak_rss_mib();
 
-    // 2. The bare C++ loop over the same frames, held in memory.
+    // 2. The bare C++ loop over the same frames, held in memory; the
+    // further cosim rounds alternate with it.
     let mut all_bytes = Vec::with_capacity(bytes as usize);
     let mut lens = Vec::with_capacity(frames as usize);
     for frame in CaptureReader::open(&path)? {
@@ -134,15 +148,24 @@ pub fn run_bench(frames: u64, capture: Option<PathBuf>, out: &mut dyn Write) -> 
         lens.push(frame.data.len() as u32);
         all_bytes.extend_from_slice(&frame.data);
     }
-    let mut bare = Vec::new();
-    for width in DATA_WIDTHS {
-        let mut rtl = RtlParser::new(Model::plain(width), Handshake::full_speed(1)).map_err(anyhow::Error::msg)?;
-        let started = Instant::now();
-        let (cycles, records) = rtl.bare_run(&all_bytes, &lens);
-        let elapsed = started.elapsed();
-        anyhow::ensure!(records == frames, "bare loop: {records} records for {frames} frames at w{width}");
-        bare.push((width, cycles, elapsed));
+    for round in 0..rounds.max(1) {
+        if round > 0 {
+            cosim_round(&mut cosim)?;
+        }
+        for (i, width) in DATA_WIDTHS.into_iter().enumerate() {
+            let mut rtl = RtlParser::new(Model::plain(width), Handshake::full_speed(1)).map_err(anyhow::Error::msg)?;
+            let started = Instant::now();
+            let (cycles, records) = rtl.bare_run(&all_bytes, &lens);
+            let elapsed = started.elapsed();
+            anyhow::ensure!(records == frames, "bare loop: {records} records for {frames} frames at w{width}");
+            match bare.get_mut(i) {
+                None => bare.push((width, cycles, elapsed)),
+                Some(best) if elapsed < best.2 => *best = (width, cycles, elapsed),
+                Some(_) => {}
+            }
+        }
     }
+    writeln!(out, "best of {} round(s) for the cosim and the bare loop", rounds.max(1))?;
 
     // 3. The golden model alone: the mix, then 60-byte frames.
     let config = ParserConfig::default();

@@ -63,6 +63,9 @@ enum Command {
         /// Where to write the capture (deleted afterwards); default: a temp file.
         #[arg(long)]
         capture: Option<PathBuf>,
+        /// Rounds of the cosim and bare-loop runs, alternated; the best of each is reported.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+        rounds: u32,
     },
     /// Write the regression captures (deterministic).
     Gen {
@@ -215,8 +218,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => run_replay(args, &mut out),
         Command::Diff { a, b, history } => run_diff(&a, &b, history, &mut out),
         Command::Fuzz { frames, seed, width, out: dir } => run_fuzz_cmd(frames, seed, width, &dir, &mut out),
-        Command::Bench { frames, capture } => {
-            metaroce_cosim::bench::run_bench(frames, capture, &mut out).map(|()| ExitCode::SUCCESS)
+        Command::Bench { frames, capture, rounds } => {
+            metaroce_cosim::bench::run_bench(frames, capture, rounds, &mut out).map(|()| ExitCode::SUCCESS)
         }
         Command::Gen { out: dir } => run_gen(&dir, &mut out),
     };
@@ -320,7 +323,7 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
         functional.merge(&run.functional);
     }
     let rtl_coverage = match &args.coverage {
-        Some(info) => Some(write_rtl_coverage(&runs, &jobs, info, &scratch)?),
+        Some(info) => Some(write_rtl_coverage(&jobs, info, &scratch)?),
         None => None,
     };
     let summary = CosimSummary::new(&runs, seconds, &functional, rtl_coverage.as_ref());
@@ -431,13 +434,9 @@ fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
     out.flush()
 }
 
-fn write_rtl_coverage(runs: &[CaptureRun], jobs: &[Job], info: &Path, scratch: &Path) -> Result<RtlCoverage> {
-    let dats: Vec<&Path> = jobs
-        .iter()
-        .zip(runs)
-        .filter_map(|(job, _)| job.options.coverage_dat.as_deref())
-        .filter(|p| p.exists())
-        .collect();
+fn write_rtl_coverage(jobs: &[Job], info: &Path, scratch: &Path) -> Result<RtlCoverage> {
+    let dats: Vec<&Path> =
+        jobs.iter().filter_map(|job| job.options.coverage_dat.as_deref()).filter(|p| p.exists()).collect();
     if dats.is_empty() {
         bail!("no run wrote coverage data");
     }
