@@ -245,7 +245,8 @@ fn default_pcaps() -> PathBuf {
     if here.is_dir() {
         here
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../pcaps")
+        // cosim/ sits in the workspace, beside pcaps/.
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("..")).join("pcaps")
     }
 }
 
