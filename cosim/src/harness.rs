@@ -245,6 +245,27 @@ impl FrameSource for FrameSlice<'_> {
     }
 }
 
+/// Reads the next frames within `range` into `batch`; returns how many, and
+/// the capture error that cut the batch short, if any. Fewer than
+/// `batch.len()` frames means the source (or the range) is exhausted.
+pub fn fill_batch(
+    source: &mut dyn FrameSource,
+    batch: &mut [Frame],
+    range: FrameRange,
+) -> (usize, Option<CaptureError>) {
+    let mut filled = 0;
+    while filled < batch.len() {
+        match source.read_next(&mut batch[filled]) {
+            Ok(true) if range.contains(batch[filled].index) => filled += 1,
+            Ok(true) if batch[filled].index > range.last => break,
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return (filled, Some(e)),
+        }
+    }
+    (filled, None)
+}
+
 /// Runs one capture through golden model and RTL; stops at the first
 /// divergence.
 pub fn cosim_capture(capture: &Path, options: &CosimOptions) -> CaptureRun {
@@ -365,19 +386,8 @@ fn cosim_frames(
     let mut capture_error = None;
     loop {
         let clock = Instant::now();
-        let mut filled = 0;
-        while filled < batch.len() {
-            match reader.read_next(&mut batch[filled]) {
-                Ok(true) if options.frames.contains(batch[filled].index) => filled += 1,
-                Ok(true) if batch[filled].index > options.frames.last => break,
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    capture_error = Some(e);
-                    break;
-                }
-            }
-        }
+        let (filled, error) = fill_batch(reader, &mut batch, options.frames);
+        capture_error = capture_error.or(error);
         run.frames_read = reader.frames_read();
         let clock = run.phases.capture_io.lap(clock);
         let first_new = compare.pending.len();

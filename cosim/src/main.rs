@@ -168,6 +168,15 @@ enum WidthChoice {
     One(u32),
 }
 
+impl WidthChoice {
+    fn widths(&self) -> Vec<u32> {
+        match self {
+            WidthChoice::All => DATA_WIDTHS.to_vec(),
+            WidthChoice::One(w) => vec![*w],
+        }
+    }
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -267,10 +276,7 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some((k, n)) = args.shard {
         captures = captures.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, c)| c).collect();
     }
-    let widths: Vec<u32> = match args.width {
-        WidthChoice::All => DATA_WIDTHS.to_vec(),
-        WidthChoice::One(w) => vec![w],
-    };
+    let widths = args.width.widths();
     if args.wave.is_some() && args.coverage.is_some() {
         bail!("--wave and --coverage use different RTL builds; run them separately");
     }
@@ -511,10 +517,7 @@ fn run_fuzz_cmd(
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
     let seed = seed.unwrap_or_else(random_seed);
-    let widths = match width {
-        WidthChoice::All => DATA_WIDTHS.to_vec(),
-        WidthChoice::One(w) => vec![w],
-    };
+    let widths = width.widths();
     writeln!(out, "fuzz: {frames} frames per width, widths {widths:?}, seed {seed:#x}")?;
     out.flush()?;
     let mut failed = false;

@@ -10,6 +10,7 @@ use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
+use crate::harness::{fill_batch, FrameRange};
 use crate::report::{brief, field_diffs, Divergence, DivergenceKind, Transaction};
 use crate::rtl::{Handshake, Model as RtlModel, RtlParser};
 
@@ -78,17 +79,8 @@ pub fn replay(
     let mut written = 0u64;
     let mut capture_error = None;
     loop {
-        let mut filled = 0;
-        while filled < batch.len() {
-            match reader.read_next(&mut batch[filled]) {
-                Ok(true) => filled += 1,
-                Ok(false) => break,
-                Err(e) => {
-                    capture_error = Some(e);
-                    break;
-                }
-            }
-        }
+        let (filled, error) = fill_batch(&mut reader, &mut batch, FrameRange::ALL);
+        capture_error = capture_error.or(error);
         match &mut rtl {
             None => {
                 for frame in &batch[..filled] {

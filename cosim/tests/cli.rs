@@ -27,12 +27,6 @@ fn assert_clean_failure(out: &Output, needles: &[&str]) {
     }
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("metaroce-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn cosim_of_pcaps_passes_and_summarises() {
     let out = metaroce(&["cosim", "--seed", "0x5eed"]);
@@ -132,12 +126,12 @@ fn a_missing_file_is_named() {
 
 #[test]
 fn a_file_that_is_not_a_capture_is_named() {
-    let path = scratch("notes.pcap");
+    let path = common::scratch("notes.pcap");
     std::fs::write(&path, "this is not a capture\n").unwrap();
     let p = path.to_str().unwrap();
     assert_clean_failure(&metaroce(&["replay", p]), &[p, "not a pcap or pcapng capture"]);
     assert_clean_failure(&metaroce(&["cosim", p]), &[p, "not a pcap or pcapng capture"]);
-    let tiny = scratch("tiny.pcap");
+    let tiny = common::scratch("tiny.pcap");
     std::fs::write(&tiny, [0xD4, 0xC3]).unwrap();
     assert_clean_failure(&metaroce(&["replay", tiny.to_str().unwrap()]), &["tiny.pcap", "only 2 bytes"]);
 }
@@ -145,7 +139,7 @@ fn a_file_that_is_not_a_capture_is_named() {
 #[test]
 fn a_truncated_capture_names_the_frame_after_reporting_the_ones_before() {
     let original = std::fs::read(common::pcaps().join("opcodes.pcap")).unwrap();
-    let path = scratch("truncated.pcap");
+    let path = common::scratch("truncated.pcap");
     // Cut inside the fourth record: three frames survive.
     let mut offset = 24;
     for _ in 0..3 {
@@ -165,7 +159,7 @@ fn a_truncated_capture_names_the_frame_after_reporting_the_ones_before() {
 fn a_capture_of_another_link_type_is_refused() {
     let mut bytes = std::fs::read(common::pcaps().join("opcodes.pcap")).unwrap();
     bytes[20..24].copy_from_slice(&101u32.to_le_bytes()); // LINKTYPE_RAW
-    let path = scratch("raw_ip.pcap");
+    let path = common::scratch("raw_ip.pcap");
     std::fs::write(&path, bytes).unwrap();
     let p = path.to_str().unwrap();
     assert_clean_failure(&metaroce(&["replay", p]), &[p, "not Ethernet"]);
@@ -188,7 +182,7 @@ fn bad_flag_values_are_refused_without_a_panic() {
 
 #[test]
 fn gen_reproduces_the_committed_captures() {
-    let scratch_dir = scratch("gen");
+    let scratch_dir = common::scratch("gen");
     let stale = metaroce_cosim::stimuli::stale_captures(&common::pcaps(), &scratch_dir).unwrap();
     assert!(stale.is_empty(), "pcaps/ differs from `metaroce gen` for {stale:?}: run `metaroce gen`");
     let out = metaroce(&["gen", "--out", scratch_dir.to_str().unwrap()]);

@@ -19,12 +19,6 @@ use metaroce_cosim::stimuli::{write_capture, GenFrame, RoceFrame};
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("metaroce-harness-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn buggy(seed: u64) -> CosimOptions {
     CosimOptions::new(
         Model { width: 64, kind: ModelKind::InjectedBug },
@@ -44,7 +38,7 @@ fn divergence(ending: &Ending) -> &Divergence {
 
 /// A capture of `opcodes` frames, one each.
 fn capture_of(name: &str, opcodes: &[u8]) -> PathBuf {
-    let path = scratch(name);
+    let path = common::scratch(name);
     let frames: Vec<GenFrame> = opcodes
         .iter()
         .enumerate()
@@ -82,7 +76,7 @@ fn injected_bug_gives_a_first_divergence_report_naming_frame_and_field() {
 fn waveform_of_the_divergence_is_a_valid_fst_around_it() {
     let seed = common::seed("waveform");
     let capture = common::pcaps().join("opcodes.pcap");
-    let wave = scratch("bug.fst");
+    let wave = common::scratch("bug.fst");
     let (before, after) = (50, 10);
     let run = cosim_capture_with_wave(&capture, &buggy(seed), &wave, WaveFormat::Fst, before, after);
     let d = divergence(&run.ending);
@@ -121,7 +115,7 @@ fn junit_marks_the_failing_capture_and_attaches_the_waveform() {
     let seed = common::seed("junit");
     let good = cosim_capture(&common::pcaps().join("ecn_dscp.pcap"), &buggy(seed));
     assert!(good.passed(), "ecn_dscp.pcap has no 0x0A/0x0B/0x0C frames: {:?}", good.ending);
-    let wave = scratch("junit.fst");
+    let wave = common::scratch("junit.fst");
     let bad =
         cosim_capture_with_wave(&common::pcaps().join("opcodes.pcap"), &buggy(seed), &wave, WaveFormat::Fst, 20, 5);
     let runs = [good, bad];
@@ -188,8 +182,8 @@ fn stdout(out: &Output) -> String {
 
 #[test]
 fn recordings_of_golden_and_rtl_diff_clean_and_an_edit_is_found() {
-    let a = scratch("golden.rec");
-    let b = scratch("rtl.rec");
+    let a = common::scratch("golden.rec");
+    let b = common::scratch("rtl.rec");
     let capture = "pcaps/ipv6.pcap";
     for (model, path) in [("golden", &a), ("rtl", &b)] {
         let out =
@@ -206,7 +200,7 @@ fn recordings_of_golden_and_rtl_diff_clean_and_an_edit_is_found() {
     let mut t: serde_json::Value = serde_json::from_str(&lines[7]).unwrap();
     t["record"]["psn"] = serde_json::json!(123);
     lines[7] = t.to_string();
-    let edited = scratch("edited.rec");
+    let edited = common::scratch("edited.rec");
     std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
     let differ = metaroce(&["diff", a.to_str().unwrap(), edited.to_str().unwrap()]);
     assert_eq!(differ.status.code(), Some(1));
@@ -215,7 +209,7 @@ fn recordings_of_golden_and_rtl_diff_clean_and_an_edit_is_found() {
     assert!(report.contains("reproduce: metaroce diff"), "{report}");
 
     // A recording that is not one is named.
-    let bogus = scratch("bogus.rec");
+    let bogus = common::scratch("bogus.rec");
     std::fs::write(&bogus, "{}\n").unwrap();
     let out = metaroce(&["diff", bogus.to_str().unwrap(), a.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -248,8 +242,8 @@ fn jobs_keep_the_order_and_shards_split_the_captures() {
 
 #[test]
 fn coverage_writes_lcov_and_a_per_module_summary() {
-    let info = scratch("cov.info");
-    let json = scratch("cov.json");
+    let info = common::scratch("cov.info");
+    let json = common::scratch("cov.json");
     let out = metaroce(&[
         "cosim",
         "pcaps/opcodes.pcap",
@@ -277,7 +271,7 @@ fn coverage_writes_lcov_and_a_per_module_summary() {
 fn waveform_as_vcd_holds_the_same_window() {
     let seed = common::seed("vcd");
     let capture = common::pcaps().join("opcodes.pcap");
-    let vcd = scratch("bug.vcd");
+    let vcd = common::scratch("bug.vcd");
     let run = cosim_capture_with_wave(&capture, &buggy(seed), &vcd, WaveFormat::Vcd, 30, 5);
     let d = divergence(&run.ending);
     assert_eq!(d.frame, WRITE_ONLY_FRAME);

@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use metaroce_cosim::capture::{CaptureReader, Frame};
@@ -14,17 +14,11 @@ use metaroce_cosim::rtl::{Model, ModelKind, DATA_WIDTHS};
 use metaroce_golden::{parse_frame, ParserConfig};
 use proptest::prelude::*;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("metaroce-robust-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn twenty_thousand_fuzzed_frames_per_width_match() {
     let seed = common::seed("differential fuzz");
     for width in DATA_WIDTHS {
-        let outcome = run_fuzz(Model::plain(width), 20_000, seed, &scratch("fuzz-failures")).unwrap();
+        let outcome = run_fuzz(Model::plain(width), 20_000, seed, &common::scratch("fuzz-failures")).unwrap();
         if let Some(f) = &outcome.failure {
             panic!("w{width}: {}\n{}\nreproduce: {}", f.capture.display(), f.report, f.repro);
         }
@@ -35,7 +29,7 @@ fn twenty_thousand_fuzzed_frames_per_width_match() {
 
 #[test]
 fn the_fuzzer_catches_a_bug_and_shrinks_it_to_a_capture() {
-    let out = scratch("caught");
+    let out = common::scratch("caught");
     let bug = Model { width: 64, kind: ModelKind::InjectedBug };
     let outcome = run_fuzz(bug, 20_000, common::seed("fuzz vs bug"), &out).unwrap();
     let failure = outcome.failure.expect("the deliberate bugs are found");
@@ -261,7 +255,7 @@ fn hostile_corpus() -> Vec<Hostile> {
 #[test]
 fn every_hostile_capture_is_named_numbered_and_survived() {
     for h in hostile_corpus() {
-        let path = scratch(h.name);
+        let path = common::scratch(h.name);
         std::fs::write(&path, &h.bytes).unwrap();
         let p = path.to_str().unwrap();
         for args in [vec!["replay", p], vec!["cosim", p, "--width", "64"]] {
@@ -286,7 +280,7 @@ fn every_hostile_capture_is_named_numbered_and_survived() {
 #[test]
 fn zero_length_records_are_frames_not_errors() {
     let bytes = [pcap_header(65535, 1), pcap_record(&[], 0, 0), pcap_record(&frame60(), 60, 60)].concat();
-    let path = scratch("zero_length.pcap");
+    let path = common::scratch("zero_length.pcap");
     std::fs::write(&path, bytes).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_metaroce")).args(["cosim", path.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));

@@ -39,3 +39,10 @@ pub fn seed(test: &str) -> u64 {
     eprintln!("{test}: seed {seed:#x} (repeat with METAROCE_SEED={seed:#x})");
     seed
 }
+
+/// A path in this test process's scratch directory (created on first use).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("metaroce-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
