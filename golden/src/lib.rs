@@ -5,10 +5,18 @@
 //! * [`opcode`]: which extension headers each BTH opcode carries.
 //! * [`icrc`]: CRC-32 and the RoCEv2 invariant CRC.
 //! * [`parser`]: one [`record::ParseRecord`] per frame.
+//! * [`cn`]: congestion notification: [`cn_event`] (its input),
+//!   [`notify`] (CNPs), [`reaction`] (DCQCN / MetaRoCE rates),
+//!   [`cc_params`] (parameters and their fixed point).
 
+pub mod cc_params;
+pub mod cn;
+pub mod cn_event;
 pub mod icrc;
+pub mod notify;
 pub mod opcode;
 pub mod parser;
+pub mod reaction;
 pub mod record;
 pub mod wire;
 

@@ -1,0 +1,191 @@
+//! The notification point (`SPEC.md` §6.3): CE-marked packets in, CNPs out,
+//! at most one per QP per `cnp_interval_ns`, as `rtl/cnp_notify.v`.
+
+use deku::DekuContainerWrite;
+
+use crate::cc_params::{CcRegisters, FRACTION_ONE};
+use crate::cn_event::{CnEvent, CnEventKind, METAROCE_CNP_TAG};
+use crate::icrc::{icrc, IcrcIp};
+use crate::opcode::{CNP, CNP_RESERVED_LEN};
+use crate::parser::ones_complement_sum;
+use crate::wire::{ethertype, ip_proto, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader, VlanTag};
+
+/// TTL / hop limit of CNPs sent.
+pub const CNP_TTL: u8 = 64;
+/// Event counters are 16 bits and stop, both, when the packet count is full.
+pub const COUNT_MAX: u16 = u16::MAX;
+
+/// One CNP sent: the frame (no FCS) and its emit tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CnpSent {
+    pub time: u64,
+    /// The local QP whose CE-marked packet caused it.
+    pub local_qp: u32,
+    /// DestQP of the CNP: the remote (sending) QP.
+    pub dest_qp: u32,
+    /// The CE extent carried (MetaRoCE), Q1.15.
+    pub extent: Option<u16>,
+    pub frame: Vec<u8>,
+}
+
+/// Per-QP state of the notification point (one RAM word in the RTL).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NpEntry {
+    /// The remote QP from the QP context table.
+    pub remote_qp: Option<u32>,
+    pub cnp_sent: bool,
+    pub last_cnp: u64,
+    /// Packets and CE-marked packets since the last CNP.
+    pub pkts: u16,
+    pub ce_pkts: u16,
+}
+
+/// The notification point for `entries.len()` local QPs (QPs 0..n).
+#[derive(Debug, Clone)]
+pub struct NotificationPoint {
+    pub entries: Vec<NpEntry>,
+}
+
+/// The CE extent in Q1.15: the fraction of packets marked, rounded down.
+pub fn ce_extent(ce_pkts: u16, pkts: u16) -> u16 {
+    (u32::from(ce_pkts) * FRACTION_ONE / u32::from(pkts.max(1))) as u16
+}
+
+impl NotificationPoint {
+    pub fn new(qp_count: usize) -> Self {
+        NotificationPoint { entries: vec![NpEntry::default(); qp_count] }
+    }
+
+    /// Loads one QP context table entry; false when the QP is out of range.
+    pub fn set_remote(&mut self, local: u32, remote: u32) -> bool {
+        match self.entries.get_mut(local as usize) {
+            Some(e) => {
+                // Loading a context starts the QP afresh, as the RTL writes the whole word.
+                *e = NpEntry { remote_qp: Some(remote & 0xFF_FFFF), ..NpEntry::default() };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One received data packet; the CNP it triggers, if any.
+    pub fn receive(&mut self, ev: &CnEvent, regs: &CcRegisters) -> Option<CnpSent> {
+        debug_assert_eq!(ev.kind, CnEventKind::RxData);
+        let entry = self.entries.get_mut(ev.qp as usize)?;
+        if entry.pkts != COUNT_MAX {
+            entry.pkts += 1;
+            entry.ce_pkts += u16::from(ev.ce);
+        }
+        let remote = ev.src_qp.or(entry.remote_qp)?;
+        let due = !entry.cnp_sent || ev.time.wrapping_sub(entry.last_cnp) >= u64::from(regs.cnp_interval_ns);
+        if !ev.ce || !due {
+            return None;
+        }
+        let extent = regs.metaroce.then(|| ce_extent(entry.ce_pkts, entry.pkts));
+        *entry = NpEntry { remote_qp: entry.remote_qp, cnp_sent: true, last_cnp: ev.time, pkts: 0, ce_pkts: 0 };
+        Some(CnpSent { time: ev.time, local_qp: ev.qp, dest_qp: remote, extent, frame: cnp_frame(ev, remote, extent, regs) })
+    }
+}
+
+/// The CNP answering `ev`: addresses swapped, one 802.1Q tag when the data
+/// packet had any, DSCP and priority from the registers, valid ICRC.
+pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegisters) -> Vec<u8> {
+    let l3_type = if ev.ipv6 { ethertype::IPV6 } else { ethertype::IPV4 };
+    let first_type = if ev.vlan_id.is_some() { ethertype::VLAN_CTAG } else { l3_type };
+    let mut frame = EthernetHeader { dst: ev.eth_src, src: ev.eth_dst, ethertype: first_type }.to_bytes().unwrap();
+    if let Some(vid) = ev.vlan_id {
+        frame.extend(VlanTag::new(regs.cnp_pcp, vid, l3_type).to_bytes().unwrap());
+    }
+    let l3 = frame.len();
+    let transport_len = UdpHeader::LEN + Bth::LEN + CNP_RESERVED_LEN + 4;
+    let tos = regs.cnp_dscp << 2;
+    if ev.ipv6 {
+        let ip = Ipv6Header {
+            version_class_flow: Ipv6Header::version_class_flow(6, tos, 0),
+            payload_len: transport_len as u16,
+            next_header: ip_proto::UDP,
+            hop_limit: CNP_TTL,
+            src: ev.ip_dst,
+            dst: ev.ip_src,
+        };
+        frame.extend(ip.to_bytes().unwrap());
+    } else {
+        let mut ip = Ipv4Header {
+            version_ihl: 0x45,
+            tos,
+            total_len: (Ipv4Header::LEN + transport_len) as u16,
+            ident: 0,
+            flags_frag: Ipv4Header::DONT_FRAGMENT,
+            ttl: CNP_TTL,
+            protocol: ip_proto::UDP,
+            checksum: 0,
+            src: ev.ip_dst[12..].try_into().unwrap(),
+            dst: ev.ip_src[12..].try_into().unwrap(),
+        };
+        ip.checksum = !ones_complement_sum(&ip.to_bytes().unwrap());
+        frame.extend(ip.to_bytes().unwrap());
+    }
+    let udp = UdpHeader { src_port: ev.udp_sport, dst_port: crate::wire::ROCE_V2_UDP_PORT, length: transport_len as u16, checksum: 0 };
+    frame.extend(udp.to_bytes().unwrap());
+    let bth = Bth { opcode: CNP, flags: 0, pkey: 0xFFFF, fecn_becn: 0x40, dest_qp, ack_req_byte: 0, psn: 0 };
+    frame.extend(bth.to_bytes().unwrap());
+    let mut reserved = [0u8; CNP_RESERVED_LEN];
+    if let Some(e) = extent {
+        reserved[..2].copy_from_slice(&METAROCE_CNP_TAG);
+        reserved[2..4].copy_from_slice(&e.to_be_bytes());
+    }
+    frame.extend(reserved);
+    let (version, header_len) = if ev.ipv6 { (IcrcIp::V6, Ipv6Header::LEN) } else { (IcrcIp::V4, Ipv4Header::LEN) };
+    let crc = icrc(&frame[l3..], version, header_len);
+    frame.extend(crc.to_le_bytes());
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc_params::CcParams;
+    use crate::{parse_frame, FrameClass, ParserConfig};
+
+    fn data(time: u64, ce: bool) -> CnEvent {
+        let mut ev = CnEvent::new(time, CnEventKind::RxData, 7);
+        ev.ce = ce;
+        ev.eth_src = [2, 0, 0, 0, 0, 1];
+        ev.eth_dst = [2, 0, 0, 0, 0, 2];
+        ev.ip_src[12..].copy_from_slice(&[10, 0, 0, 1]);
+        ev.ip_dst[12..].copy_from_slice(&[10, 0, 0, 2]);
+        ev.udp_sport = 0xC000;
+        ev
+    }
+
+    #[test]
+    fn cnp_is_a_valid_roce_frame_of_74_bytes() {
+        let regs = CcParams::default().registers().unwrap();
+        for (ipv6, vlan, len) in [(false, None, 74), (false, Some(5), 78), (true, None, 94), (true, Some(5), 98)] {
+            let mut ev = data(0, true);
+            ev.ipv6 = ipv6;
+            ev.vlan_id = vlan;
+            let frame = cnp_frame(&ev, 0x1234, Some(9000), &regs);
+            assert_eq!(frame.len(), len);
+            let r = parse_frame(&frame, false, &ParserConfig::default());
+            assert_eq!(r.class, FrameClass::Roce, "{r:?}");
+            assert_eq!((r.opcode, r.dest_qp, r.becn, r.dscp, r.icrc_ok), (Some(0x81), Some(0x1234), Some(1), Some(48), Some(true)));
+        }
+    }
+
+    #[test]
+    fn one_cnp_per_interval_and_extent_counts_the_window() {
+        let mut regs = CcParams::default().registers().unwrap();
+        regs.metaroce = true;
+        let mut np = NotificationPoint::new(1024);
+        np.set_remote(7, 99);
+        assert_eq!(np.receive(&data(0, false), &regs), None);
+        let first = np.receive(&data(10, true), &regs).unwrap();
+        assert_eq!((first.dest_qp, first.extent), (99, Some(16384)));
+        assert_eq!(np.receive(&data(49_999 + 10, true), &regs), None);
+        assert_eq!(np.receive(&data(50_000, false), &regs), None);
+        let second = np.receive(&data(50_010, true), &regs).unwrap();
+        // Three packets since the first CNP, two of them CE.
+        assert_eq!(second.extent, Some(21845));
+    }
+}

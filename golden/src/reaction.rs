@@ -1,0 +1,253 @@
+//! The reaction point (`SPEC.md` §6.4): per-QP DCQCN, and the MetaRoCE cut,
+//! in the fixed point of `rtl/dcqcn_rp.v`.
+//!
+//! Rates are kb/s in 32 bits; alpha and the CE extent are Q1.15. Timers do
+//! not tick on their own: each QP keeps the tick of its next alpha update and
+//! of its next timer increase, and when an event touches the QP the expiries
+//! up to the event's tick are worked off first, in tick order (alpha first on
+//! a tie), each rate change stamped with its own expiry tick. A QP back at
+//! line rate with alpha 0 stops its timers (nothing could change until the
+//! next CNP restarts them), so a quiet second costs nothing.
+
+use crate::cc_params::{CcRegisters, FRACTION_ONE, G_SCALE, STAGE_MAX};
+use crate::cn_event::{CnEvent, CnEventKind};
+
+/// Which DCQCN step produced a rate change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RateStage {
+    Cut = 0,
+    FastRecovery = 1,
+    AdditiveIncrease = 2,
+    HyperIncrease = 3,
+}
+
+impl RateStage {
+    pub const ALL: [RateStage; 4] =
+        [RateStage::Cut, RateStage::FastRecovery, RateStage::AdditiveIncrease, RateStage::HyperIncrease];
+    pub fn name(self) -> &'static str {
+        match self {
+            RateStage::Cut => "cut",
+            RateStage::FastRecovery => "fast_recovery",
+            RateStage::AdditiveIncrease => "additive_increase",
+            RateStage::HyperIncrease => "hyper_increase",
+        }
+    }
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(code as usize).copied()
+    }
+}
+
+/// What set the step off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RateTrigger {
+    Cnp = 0,
+    Timer = 1,
+    ByteCounter = 2,
+}
+
+impl RateTrigger {
+    pub const ALL: [RateTrigger; 3] = [RateTrigger::Cnp, RateTrigger::Timer, RateTrigger::ByteCounter];
+    pub fn name(self) -> &'static str {
+        match self {
+            RateTrigger::Cnp => "cnp",
+            RateTrigger::Timer => "timer",
+            RateTrigger::ByteCounter => "byte_counter",
+        }
+    }
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(code as usize).copied()
+    }
+}
+
+/// One output transaction: a QP's rates after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateChange {
+    pub time: u64,
+    pub qp: u32,
+    pub rate_kbps: u32,
+    pub target_kbps: u32,
+    /// Q1.15.
+    pub alpha: u16,
+    pub stage: RateStage,
+    pub trigger: RateTrigger,
+}
+
+/// Per-QP state of the reaction point (one RAM word in the RTL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RpEntry {
+    /// Current rate Rc and target rate Rt, kb/s.
+    pub rate: u32,
+    pub target: u32,
+    pub alpha: u16,
+    /// Timers run from the first CNP until the QP is back at line rate with alpha 0.
+    pub running: bool,
+    pub cut_seen: bool,
+    pub alpha_due: u64,
+    pub increase_due: u64,
+    /// Bytes sent since the last byte-counter step (or CNP).
+    pub bytes: u32,
+    pub timer_stage: u8,
+    pub byte_stage: u8,
+}
+
+impl RpEntry {
+    /// A QP before its first CNP: line rate, initial alpha, timers stopped.
+    pub fn initial(regs: &CcRegisters) -> Self {
+        RpEntry { rate: regs.line_rate_kbps, target: regs.line_rate_kbps, alpha: regs.initial_alpha, ..Default::default() }
+    }
+}
+
+/// alpha * (1 - g), with the product rounded up so alpha reaches 0.
+pub fn alpha_decay(alpha: u16, g: u16) -> u16 {
+    let drop = (u32::from(alpha) * u32::from(g)).div_ceil(G_SCALE);
+    alpha - drop as u16
+}
+
+/// rate * (1 - fraction / 2), fraction Q1.15, the cut rounded down.
+pub fn cut_rate(rate: u32, fraction: u16) -> u32 {
+    rate - ((u64::from(rate) * u64::from(fraction)) >> 16) as u32
+}
+
+/// rate * factor, factor Q1.15, rounded down.
+pub fn scale_rate(rate: u32, factor: u16) -> u32 {
+    ((u64::from(rate) * u64::from(factor)) >> 15) as u32
+}
+
+/// The reaction point for `entries.len()` local QPs.
+#[derive(Debug, Clone)]
+pub struct ReactionPoint {
+    pub entries: Vec<RpEntry>,
+}
+
+impl ReactionPoint {
+    pub fn new(qp_count: usize, regs: &CcRegisters) -> Self {
+        ReactionPoint { entries: vec![RpEntry::initial(regs); qp_count] }
+    }
+
+    /// One event for the reaction point (RxCnp or TxData); rate changes are
+    /// appended to `out` in the order the RTL emits them.
+    pub fn handle(&mut self, ev: &CnEvent, regs: &CcRegisters, out: &mut Vec<RateChange>) {
+        let Some(entry) = self.entries.get_mut(ev.qp as usize) else { return };
+        let mut qp = QpStep { qp: ev.qp, entry, regs, out };
+        qp.catch_up(ev.time);
+        match ev.kind {
+            CnEventKind::RxCnp => qp.cnp(ev.time, ev.extent),
+            CnEventKind::TxData => qp.bytes_sent(ev.time, ev.len),
+            CnEventKind::RxData => {}
+        }
+    }
+}
+
+/// One QP's state while an event is applied.
+struct QpStep<'a> {
+    qp: u32,
+    entry: &'a mut RpEntry,
+    regs: &'a CcRegisters,
+    out: &'a mut Vec<RateChange>,
+}
+
+impl QpStep<'_> {
+    fn emit(&mut self, time: u64, stage: RateStage, trigger: RateTrigger) {
+        let e = &self.entry;
+        self.out.push(RateChange {
+            time,
+            qp: self.qp,
+            rate_kbps: e.rate,
+            target_kbps: e.target,
+            alpha: e.alpha,
+            stage,
+            trigger,
+        });
+    }
+
+    fn converged(&self) -> bool {
+        let line = self.regs.line_rate_kbps;
+        self.entry.rate == line && self.entry.target == line && self.entry.alpha == 0
+    }
+
+    /// Works off the timer expiries at or before `now`.
+    fn catch_up(&mut self, now: u64) {
+        while self.entry.running && self.entry.alpha_due.min(self.entry.increase_due) <= now {
+            if self.entry.alpha_due <= self.entry.increase_due {
+                self.entry.alpha = alpha_decay(self.entry.alpha, self.regs.g);
+                self.entry.alpha_due += u64::from(self.regs.alpha_period_ns);
+            } else {
+                let due = self.entry.increase_due;
+                self.entry.timer_stage = self.entry.timer_stage.saturating_add(1).min(STAGE_MAX);
+                self.increase(due, RateTrigger::Timer);
+                self.entry.increase_due += u64::from(self.regs.time_reset_ns);
+            }
+            if self.converged() {
+                self.entry.running = false;
+            }
+        }
+    }
+
+    /// One increase step after a stage count went up.
+    fn increase(&mut self, time: u64, trigger: RateTrigger) {
+        let (r, e) = (self.regs, &mut *self.entry);
+        let before = (e.rate, e.target);
+        let (high, low) = (e.timer_stage.max(e.byte_stage), e.timer_stage.min(e.byte_stage));
+        let stage = if high < r.threshold {
+            RateStage::FastRecovery
+        } else if low > r.threshold {
+            let steps = u64::from(low - r.threshold);
+            e.target = (u64::from(e.target) + steps * u64::from(r.hai_kbps)).min(r.line_rate_kbps.into()) as u32;
+            RateStage::HyperIncrease
+        } else {
+            e.target = (u64::from(e.target) + u64::from(r.ai_kbps)).min(r.line_rate_kbps.into()) as u32;
+            RateStage::AdditiveIncrease
+        };
+        // (Rt + Rc) / 2 rounded up, so the rate reaches the target.
+        e.rate = ((u64::from(e.target) + u64::from(e.rate) + 1) >> 1) as u32;
+        if (e.rate, e.target) != before {
+            self.emit(time, stage, trigger);
+        }
+    }
+
+    fn cnp(&mut self, now: u64, extent: Option<u16>) {
+        let (r, e) = (self.regs, &mut *self.entry);
+        let extent = extent.filter(|_| r.metaroce);
+        if r.clamp_tgt || e.timer_stage != 0 || e.byte_stage != 0 {
+            e.target = e.rate;
+        }
+        let cut = cut_rate(e.rate, extent.unwrap_or(e.alpha));
+        let rate = if !e.cut_seen && r.first_cnp_kbps != 0 {
+            r.first_cnp_kbps.min(e.rate)
+        } else {
+            cut.max(scale_rate(e.rate, r.min_dec_q15))
+        };
+        e.rate = rate.max(r.min_rate_kbps);
+        // alpha = (1 - g) alpha + g * (extent, or 1 for a plain CNP).
+        let gain = match extent {
+            Some(x) => u32::from(x) * u32::from(r.g) / G_SCALE,
+            None => FRACTION_ONE * u32::from(r.g) / G_SCALE,
+        };
+        e.alpha = alpha_decay(e.alpha, r.g) + gain as u16;
+        e.running = true;
+        e.cut_seen = true;
+        e.timer_stage = 0;
+        e.byte_stage = 0;
+        e.bytes = 0;
+        e.alpha_due = now + u64::from(r.alpha_period_ns);
+        e.increase_due = now + u64::from(r.time_reset_ns);
+        self.emit(now, RateStage::Cut, RateTrigger::Cnp);
+    }
+
+    fn bytes_sent(&mut self, now: u64, len: u32) {
+        if !self.entry.running {
+            return;
+        }
+        let sum = u64::from(self.entry.bytes) + u64::from(len);
+        if sum < u64::from(self.regs.byte_reset) {
+            self.entry.bytes = sum as u32;
+            return;
+        }
+        self.entry.bytes = 0;
+        self.entry.byte_stage = self.entry.byte_stage.saturating_add(1).min(STAGE_MAX);
+        self.increase(now, RateTrigger::ByteCounter);
+        if self.converged() {
+            self.entry.running = false;
+        }
+    }
+}
