@@ -13,12 +13,21 @@ use std::process::Command;
 
 include!("src/rtl_fields.rs");
 
-/// The parser source list (top first), shared with the lint and synthesis tests.
-const PARSER_FILE_LIST: &str = "rtl/parser.f";
+/// One Verilated block: its top module, source list (top first, shared
+/// with the lint and synthesis tests) and the shim's variant-table macro.
+struct Block {
+    top: &'static str,
+    file_list: &'static str,
+    table_macro: &'static str,
+}
 
-/// One Verilated build of the parser: `prefix` is its C++ class, `args`
-/// what it adds to the common Verilator arguments.
+const PARSER: Block = Block { top: "roce_parser", file_list: "rtl/parser.f", table_macro: "MR_PARSER_VARIANTS" };
+const CN: Block = Block { top: "roce_cn", file_list: "rtl/cn.f", table_macro: "MR_CN_VARIANTS" };
+
+/// One Verilated build: `prefix` is its C++ class, `args` what it adds to
+/// the common Verilator arguments.
 struct Variant {
+    block: &'static Block,
     prefix: &'static str,
     width: u32,
     args: &'static [&'static str],
@@ -29,11 +38,13 @@ struct Variant {
 /// Verilator line and toggle coverage, and `Vparser64Bug` a deliberate bug
 /// (`METAROCE_INJECT_BUG`) for the harness's own tests.
 const VARIANTS: &[Variant] = &[
-    Variant { prefix: "Vparser64", width: 64, args: &["--trace-fst"] },
-    Variant { prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
-    Variant { prefix: "Vparser64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
-    Variant { prefix: "Vparser512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
-    Variant { prefix: "Vparser64Bug", width: 64, args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"] },
+    Variant { block: &PARSER, prefix: "Vparser64", width: 64, args: &["--trace-fst"] },
+    Variant { block: &PARSER, prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
+    Variant { block: &PARSER, prefix: "Vparser64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { block: &PARSER, prefix: "Vparser512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { block: &PARSER, prefix: "Vparser64Bug", width: 64, args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"] },
+    Variant { block: &CN, prefix: "Vcn64", width: 64, args: &["--trace-fst"] },
+    Variant { block: &CN, prefix: "Vcn512", width: 512, args: &["--trace-fst"] },
 ];
 
 /// Arguments every variant gets: optimised, X values randomised per seed
@@ -48,8 +59,6 @@ const COMMON_ARGS: &[&str] = &[
     "--assert",
     "+define+METAROCE_ASSERTIONS",
     "-Wall",
-    "--top-module",
-    "roce_parser",
 ];
 
 fn main() {
@@ -66,8 +75,6 @@ fn main() {
     }
 
     let verilator_root = verilator_root(&verilator);
-    let list = std::fs::read_to_string(root.join(PARSER_FILE_LIST)).expect("rtl/parser.f");
-    let sources: Vec<&str> = list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
     let include = verilator_root.join("include");
 
     let mut build = cc::Build::new();
@@ -88,8 +95,12 @@ fn main() {
     let mut switches: BTreeMap<String, String> = BTreeMap::new();
     for variant in VARIANTS {
         let mdir = out_dir.join(variant.prefix);
+        let list = std::fs::read_to_string(root.join(variant.block.file_list)).expect("the block's source list");
+        let sources: Vec<&str> =
+            list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
         let mut cmd = Command::new(&verilator);
         cmd.args(COMMON_ARGS)
+            .args(["--top-module", variant.block.top])
             .args(variant.args)
             .arg(format!("-GDATA_WIDTH={}", variant.width))
             .args(["--prefix", variant.prefix, "-Mdir"])
@@ -126,7 +137,9 @@ fn main() {
         build.define(key, value.as_str());
     }
     build.define("VM_SC", "0");
-    build.file(manifest_dir.join("csrc/parser_shim.cpp"));
+    for shim in ["sim_common.cpp", "parser_shim.cpp", "cn_shim.cpp"] {
+        build.file(manifest_dir.join("csrc").join(shim));
+    }
 
     generate_record_bindings(&out_dir);
     generate_variant_table(&out_dir);
@@ -221,12 +234,14 @@ fn generate_variant_table(out_dir: &Path) {
     for v in VARIANTS {
         writeln!(h, "#include \"{}.h\"", v.prefix).unwrap();
     }
-    h.push_str("#define MR_PARSER_VARIANTS(X) \\\n");
-    for v in VARIANTS {
-        let traced = v.args.contains(&"--trace-fst");
-        let covered = v.args.contains(&"--coverage-line");
-        writeln!(h, "    X({0}, \"{0}\", {1}, {2}, {3}) \\", v.prefix, v.width, traced, covered).unwrap();
+    for block in [&PARSER, &CN] {
+        writeln!(h, "#define {}(X) \\", block.table_macro).unwrap();
+        for v in VARIANTS.iter().filter(|v| v.block.top == block.top) {
+            let traced = v.args.contains(&"--trace-fst");
+            let covered = v.args.contains(&"--coverage-line");
+            writeln!(h, "    X({0}, \"{0}\", {1}, {2}, {3}) \\", v.prefix, v.width, traced, covered).unwrap();
+        }
+        h.push('\n');
     }
-    h.push('\n');
     std::fs::write(out_dir.join("variants.h"), h).unwrap();
 }

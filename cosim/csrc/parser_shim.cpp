@@ -23,21 +23,10 @@
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
 #include "parser_record.h"
+#include "sim_common.h"
 #include "variants.h"
 
 namespace {
-
-// splitmix64: small, seedable, identical on every platform.
-struct Rng {
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    bool percent(uint32_t pct) { return pct != 0 && next() % 100 < pct; }
-};
 
 // Beat access for the two port shapes Verilator gives: 64-bit tdata as a
 // QData, wider tdata as a VlWide of 32-bit words.
@@ -58,15 +47,7 @@ template <> struct Lanes<64> {
     }
 };
 
-struct ParserSim;
-// The model being evaluated on this thread, for the assertion callback.
-thread_local ParserSim* g_evaluating = nullptr;
-
-struct ParserSim {
-    uint64_t cycle = 0;
-    std::string assertion;  // first failed assertion, with its cycle
-    uint64_t assertion_cycle = 0;
-    virtual ~ParserSim() = default;
+struct ParserSim : MrSim {
     virtual size_t push(const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
                         mr_parser_record* out, size_t out_cap, size_t* out_count, uint64_t* last_beat_cycle) = 0;
     virtual size_t drain(mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) = 0;
@@ -84,7 +65,7 @@ struct ParserSimW final : ParserSim {
     std::unique_ptr<Model> top;
     std::unique_ptr<VerilatedFstC> trace;
     uint64_t trace_from = 0, trace_to = 0;
-    Rng rng;
+    MrRng rng;
     uint32_t idle_pct, stall_pct;
     // The beat on offer: built once when first presented, then held
     // unchanged until taken, as AXI-Stream requires.
@@ -96,13 +77,12 @@ struct ParserSimW final : ParserSim {
 
     ParserSimW(uint64_t seed, uint32_t idle, uint32_t stall)
         : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        Rng x_rng{seed ^ 0x5851F42D4C957F2Dull};
         ctx->randReset(2);  // X and initial values random, from randSeed
-        ctx->randSeed(static_cast<int>(x_rng.next() & 0x7FFFFFFF));
+        ctx->randSeed(mr_x_seed(seed));
         ctx->fatalOnError(false);
         if (TRACED) ctx->traceEverOn(true);
         top.reset(new Model(ctx.get(), "parser"));
-        g_evaluating = this;
+        MrEvaluating evaluating(this);
         top->clk = 0;
         top->rst = 1;
         top->s_axis_tvalid = 0;
@@ -113,7 +93,6 @@ struct ParserSimW final : ParserSim {
         }
         top->rst = 0;
         cycle = 0;
-        g_evaluating = nullptr;
     }
 
     ~ParserSimW() override { trace_close(); }
@@ -154,7 +133,7 @@ struct ParserSimW final : ParserSim {
     // the unsent frames).
     size_t push(const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
                 mr_parser_record* out, size_t out_cap, size_t* out_count, uint64_t* last_beat_cycle) override {
-        g_evaluating = this;
+        MrEvaluating evaluating(this);
         *out_count = 0;
         size_t frame = 0, base = 0;
         while (frame < nframes && *out_count < out_cap && assertion.empty()) {
@@ -184,12 +163,11 @@ struct ParserSimW final : ParserSim {
                 }
             }
         }
-        g_evaluating = nullptr;
         return frame;
     }
 
     size_t drain(mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) override {
-        g_evaluating = this;
+        MrEvaluating evaluating(this);
         size_t count = 0;
         uint64_t idle = 0;
         while (count < want && count < out_cap && idle <= max_idle_cycles && assertion.empty()) {
@@ -197,14 +175,13 @@ struct ParserSimW final : ParserSim {
             cycle_once(false, false, 0, false, out, &count);
             idle = count == before ? idle + 1 : 0;
         }
-        g_evaluating = nullptr;
         return count;
     }
 
     // The speed limit of this model: frames back to back at full speed, the
     // sink always ready, records counted but not copied, nothing else.
     uint64_t bare_run(const uint8_t* bytes, const uint32_t* lens, size_t nframes, uint64_t* records) override {
-        g_evaluating = this;
+        MrEvaluating evaluating(this);
         uint64_t seen = 0;
         top->m_meta_ready = 1;
         top->s_axis_tuser = 0;
@@ -231,15 +208,13 @@ struct ParserSimW final : ParserSim {
             tick();
         }
         *records = seen;
-        g_evaluating = nullptr;
         return cycle;
     }
 
     // Clocks with no input; records handed out meanwhile are dropped.
     void idle(uint64_t cycles) override {
-        g_evaluating = this;
+        MrEvaluating evaluating(this);
         for (uint64_t i = 0; i < cycles; ++i) cycle_once(false, false, 0, false, nullptr, nullptr);
-        g_evaluating = nullptr;
     }
 
     bool trace_open(const char* path, uint64_t from, uint64_t to) override {
@@ -280,15 +255,6 @@ struct ParserSimW final : ParserSim {
 }  // namespace
 
 extern "C" {
-
-// Called by the RTL's assertions (rtl/roce_parser.v, METAROCE_ASSERTIONS).
-void metaroce_assertion_failed(const char* message) {
-    ParserSim* sim = g_evaluating;
-    if (sim && sim->assertion.empty()) {
-        sim->assertion = std::string(message) + " (cycle " + std::to_string(sim->cycle) + ")";
-        sim->assertion_cycle = sim->cycle;
-    }
-}
 
 void* mr_parser_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct) {
 #define MR_NEW(model, name, width, traced, covered)                                                   \

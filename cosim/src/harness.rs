@@ -11,7 +11,7 @@ use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::coverage::FunctionalCoverage;
-use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Transaction};
+use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Record, Transaction};
 use crate::rtl::{Handshake, Model, RtlParser, RtlParserRecord, STALL_CYCLES};
 use crate::wave::{fst_to_vcd, WaveFormat};
 
@@ -139,6 +139,8 @@ impl Ending {
 #[derive(Debug)]
 pub struct CaptureRun {
     pub capture: PathBuf,
+    /// The block compared: "parser" or "cn".
+    pub block: &'static str,
     pub model: Model,
     pub seed: u64,
     pub frames_read: u64,
@@ -152,6 +154,8 @@ pub struct CaptureRun {
     pub wave: Option<PathBuf>,
     /// Where the wall-clock time went.
     pub phases: Phases,
+    /// Events and outputs of a congestion-notification run.
+    pub cn: Option<crate::cn::CnCounts>,
 }
 
 /// Wall-clock time of a run by phase.
@@ -182,8 +186,13 @@ impl Stopwatch {
 
 impl CaptureRun {
     fn new(capture: &Path, options: &CosimOptions) -> Self {
+        Self::for_block(capture, options, "parser")
+    }
+
+    pub fn for_block(capture: &Path, options: &CosimOptions, block: &'static str) -> Self {
         CaptureRun {
             capture: capture.to_path_buf(),
+            block,
             model: options.model,
             seed: options.handshake.seed,
             frames_read: 0,
@@ -194,6 +203,7 @@ impl CaptureRun {
             functional: FunctionalCoverage::default(),
             wave: None,
             phases: Phases::default(),
+            cn: None,
         }
     }
 
@@ -400,8 +410,8 @@ fn cosim_frames(
         rtl.push(&batch[..filled]);
         run.cycles = rtl.cycles();
         let clock = run.phases.rtl.lap(clock);
-        for expected in compare.pending.range(first_new..) {
-            run.functional.observe(&expected.record);
+        for record in compare.pending.range(first_new..).filter_map(|t| t.record.as_parse()) {
+            run.functional.observe(record);
         }
         compare.check_all(rtl, run)?;
         run.phases.compare.lap(clock);
@@ -465,7 +475,7 @@ impl<'a> Comparator<'a> {
     }
 
     fn expect(&mut self, frame: &Frame, record: ParseRecord) {
-        self.pending.push_back(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record });
+        self.pending.push_back(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record: Record::Parse(record) });
     }
 
     fn check(&mut self, rtl: &RtlParserRecord, run: &mut CaptureRun) -> Result<(), Ending> {
@@ -482,7 +492,8 @@ impl<'a> Comparator<'a> {
                 return Err(self.diverged(DivergenceKind::InvalidRtlOutput, frame, time, rtl.cycle, detail, vec![]));
             }
         };
-        let observed = Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record };
+        let observed =
+            Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record: Record::Parse(record) };
         // Equal records are the common case: only a mismatch is taken apart.
         let matched = golden.record == observed.record;
         let diffs = if matched { Vec::new() } else { field_diffs(&golden.record, &observed.record) };

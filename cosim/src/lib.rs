@@ -4,12 +4,15 @@
 
 pub mod bench;
 pub mod capture;
+pub mod cn;
+pub mod cn_stimuli;
 pub mod coverage;
 pub mod fuzz;
 pub mod harness;
 pub mod replay;
 pub mod report;
 pub mod rtl;
+pub mod rtl_cn;
 pub mod stimuli;
 pub mod summary;
 pub mod wave;

@@ -18,6 +18,8 @@ use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::stimuli;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
+use metaroce_cosim::cn::{cosim_cn_capture, replay_cn, CnOverrides, CnSetup};
+use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::ParserConfig;
 
 #[derive(Parser)]
@@ -122,8 +124,63 @@ struct CosimArgs {
     /// Write a JSON summary.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Which blocks to compare.
+    #[arg(long, value_enum, default_value = "all")]
+    block: BlockChoice,
     #[command(flatten)]
     parser: ParserArgs,
+    #[command(flatten)]
+    cn: CnArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BlockChoice {
+    /// The header parser and the congestion-notification block.
+    All,
+    Parser,
+    /// Congestion notification: CNPs and per-QP rates.
+    Cn,
+}
+
+#[derive(clap::Args)]
+struct CnArgs {
+    /// NIC configuration (JSON: local_mac, qps, cc); default: NAME.nic.json
+    /// beside each capture, else defaults.
+    #[arg(long, value_name = "FILE")]
+    nic: Option<PathBuf>,
+    /// Congestion control: dcqcn or metaroce (overrides the NIC file).
+    #[arg(long, value_enum)]
+    cc: Option<CcChoice>,
+    /// Set one congestion-control parameter by its mlx5 name, e.g.
+    /// `--cc-param np_min_time_between_cnps=4` (repeatable).
+    #[arg(long = "cc-param", value_name = "NAME=VALUE", value_parser = parse_cc_param)]
+    cc_params: Vec<(String, String)>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CcChoice {
+    Dcqcn,
+    Metaroce,
+}
+
+impl CnArgs {
+    fn overrides(&self) -> CnOverrides {
+        CnOverrides {
+            nic: self.nic.clone(),
+            mode: self.cc.map(|c| match c {
+                CcChoice::Dcqcn => CcMode::Dcqcn,
+                CcChoice::Metaroce => CcMode::Metaroce,
+            }),
+            params: self.cc_params.clone(),
+        }
+    }
+}
+
+fn parse_cc_param(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: write NAME=VALUE"))?;
+    // Check it now, so a typo is refused before any run starts.
+    CcParams::default().set(name.trim(), value.trim()).map_err(|e| e.to_string())?;
+    Ok((name.trim().to_string(), value.trim().to_string()))
 }
 
 #[derive(clap::Args)]
@@ -139,8 +196,17 @@ struct ReplayArgs {
     /// Also save the transaction stream to FILE, for `metaroce diff`.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Which blocks' transactions to print: parse records, then the CNPs
+    /// and rate changes in time order.
+    #[arg(long, value_enum, default_value = "all")]
+    block: BlockChoice,
+    /// Write the CNPs the notification point sends as a pcap, at their emit times.
+    #[arg(long, value_name = "FILE")]
+    out_pcap: Option<PathBuf>,
     #[command(flatten)]
     parser: ParserArgs,
+    #[command(flatten)]
+    cn: CnArgs,
 }
 
 #[derive(clap::Args)]
@@ -259,11 +325,13 @@ fn default_pcaps() -> PathBuf {
     }
 }
 
-/// One (capture, model) run of a regression.
+/// One (capture, model, block) run of a regression.
 struct Job {
     capture: PathBuf,
     options: CosimOptions,
     wave: Option<PathBuf>,
+    /// The congestion-notification block's setup, for a CN run.
+    cn: Option<CnSetup>,
 }
 
 fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -290,9 +358,22 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
         std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     }
 
+    let blocks: &[BlockChoice] = match args.block {
+        BlockChoice::All => &[BlockChoice::Parser, BlockChoice::Cn],
+        one => std::slice::from_ref(match one {
+            BlockChoice::Parser => &BlockChoice::Parser,
+            _ => &BlockChoice::Cn,
+        }),
+    };
+    let overrides = args.cn.overrides();
     let mut jobs = Vec::new();
     for capture in &captures {
-        for &width in &widths {
+        let cn_setup = if blocks.contains(&BlockChoice::Cn) {
+            Some(CnSetup::for_capture(capture, &overrides).map_err(anyhow::Error::msg)?)
+        } else {
+            None
+        };
+        for (&width, &block) in widths.iter().flat_map(|w| blocks.iter().map(move |b| (w, b))) {
             let handshake = Handshake { seed, idle_pct: args.idle, stall_pct: args.stall };
             let mut options = CosimOptions::new(RtlModel { width, kind }, handshake);
             options.parser = args.parser.config();
@@ -303,11 +384,12 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
             if args.coverage.is_some() {
                 options.coverage_dat = Some(scratch.join(format!("{}-{stem}-w{width}.dat", jobs.len())));
             }
-            let wave = args
-                .wave
-                .as_ref()
-                .map(|dir| dir.join(format!("{stem}-w{width}-{seed:x}.{}", args.wave_format.extension())));
-            jobs.push(Job { capture: capture.clone(), options, wave });
+            let cn = (block == BlockChoice::Cn).then(|| cn_setup.clone()).flatten();
+            let block_tag = if cn.is_some() { "-cn" } else { "" };
+            let wave = args.wave.as_ref().map(|dir| {
+                dir.join(format!("{stem}{block_tag}-w{width}-{seed:x}.{}", args.wave_format.extension()))
+            });
+            jobs.push(Job { capture: capture.clone(), options, wave, cn });
         }
     }
     writeln!(
@@ -391,11 +473,12 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let run = match &job.wave {
-                    Some(path) => {
+                let run = match (&job.wave, &job.cn) {
+                    (_, Some(setup)) => cosim_cn_capture(&job.capture, &job.options, setup),
+                    (Some(path), None) => {
                         cosim_capture_with_wave(&job.capture, &job.options, path, wave.format, wave.before, wave.after)
                     }
-                    None => cosim_capture(&job.capture, &job.options),
+                    (None, None) => cosim_capture(&job.capture, &job.options),
                 };
                 if done_tx.send((i, run)).is_err() {
                     break;
@@ -420,13 +503,19 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
 
 fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
     let tag = if run.passed() { "PASS" } else { "FAIL" };
+    let counts = match run.cn {
+        Some(cn) => format!(
+            "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
+            run.frames_read, cn.events, cn.cnps, cn.rate_changes
+        ),
+        None => format!("{} frame(s) read, {} matched", run.frames_read, run.frames_matched),
+    };
     writeln!(
         out,
-        "{tag}  {}  w{}  {} frame(s) read, {} matched, {} cycles",
+        "{tag}  {}  w{}  {:<6}  {counts}, {} cycles",
         run.capture.display(),
         run.model.width,
-        run.frames_read,
-        run.frames_matched,
+        run.block,
         run.cycles
     )?;
     match &run.ending {
@@ -463,11 +552,30 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ModelChoice::Golden => Model::Golden,
         ModelChoice::Rtl => Model::Rtl { width: args.width },
     };
+    let (parser_block, cn_block) = match args.block {
+        BlockChoice::All => (true, true),
+        BlockChoice::Parser => (true, false),
+        BlockChoice::Cn => (false, true),
+    };
+    if args.out_pcap.is_some() && !cn_block {
+        bail!("--out-pcap writes the CNPs of the cn block; drop --block parser");
+    }
+    // Refuse a bad NIC file or parameter before any output.
+    let cn_setup = if cn_block {
+        Some(CnSetup::for_capture(&args.capture, &args.cn.overrides()).map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
+    let block_name = match args.block {
+        BlockChoice::All => "all",
+        BlockChoice::Parser => "parser",
+        BlockChoice::Cn => "cn",
+    };
     let mut recording = match &args.record {
         Some(path) => {
             let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
             let mut w = BufWriter::new(file);
-            serde_json::to_writer(&mut w, &RecordingHeader::new(model, &args.capture))?;
+            serde_json::to_writer(&mut w, &RecordingHeader::new(model, &args.capture, block_name))?;
             writeln!(w)?;
             Some(w)
         }
@@ -481,16 +589,44 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         Ok(())
     };
-    let result = replay(&args.capture, model, &args.parser.config(), &mut sink);
+    let mut result = if parser_block { replay(&args.capture, model, &args.parser.config(), &mut sink) } else { Ok(0) };
+    let mut cn_error = None;
+    if let (Ok(_), Some(setup)) = (&result, &cn_setup) {
+        let width = match model {
+            Model::Golden => None,
+            Model::Rtl { width } => Some(width),
+        };
+        match replay_cn(&args.capture, width, setup, &args.parser.config()) {
+            Ok((transactions, cnps)) => {
+                for t in transactions {
+                    if let Err(e) = sink(t) {
+                        result = Err(e.into());
+                        break;
+                    }
+                }
+                if let Some(path) = &args.out_pcap {
+                    let frames: Vec<stimuli::GenFrame> =
+                        cnps.into_iter().map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame)).collect();
+                    stimuli::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
+                }
+            }
+            Err(e) => cn_error = Some(e),
+        }
+    }
     if let Some(mut w) = recording {
         w.flush().context("writing the recording")?;
     }
-    match result {
-        Ok(_) => Ok(ExitCode::SUCCESS),
-        Err(metaroce_cosim::replay::ReplayError::Io(e)) => Err(e.into()),
-        Err(e) => {
+    match (result, cn_error) {
+        (Ok(_), None) => Ok(ExitCode::SUCCESS),
+        (Err(metaroce_cosim::replay::ReplayError::Io(e)), _) => Err(e.into()),
+        (Err(e), _) => {
             out.flush()?;
             eprintln!("metaroce: error: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+        (Ok(_), Some(e)) => {
+            out.flush()?;
+            eprintln!("metaroce: error: {}: {e}", args.capture.display());
             Ok(ExitCode::FAILURE)
         }
     }

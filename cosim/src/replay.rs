@@ -6,12 +6,12 @@ use std::path::Path;
 
 use std::path::PathBuf;
 
-use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
+use metaroce_golden::{parse_frame, ParserConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::harness::{fill_batch, FrameRange};
-use crate::report::{brief, field_diffs, Divergence, DivergenceKind, Transaction};
+use crate::report::{brief, field_diffs, Divergence, DivergenceKind, Record, Transaction};
 use crate::rtl::{Handshake, Model as RtlModel, RtlParser};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct FrameRecord<'a> {
     pub frame: u64,
     pub time_ns: u64,
     #[serde(flatten)]
-    pub record: &'a ParseRecord,
+    pub record: &'a Record,
 }
 
 #[derive(Debug)]
@@ -85,7 +85,7 @@ pub fn replay(
             None => {
                 for frame in &batch[..filled] {
                     let record = parse_frame(&frame.data, frame.mac_error, parser);
-                    sink(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record })?;
+                    sink(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record: Record::Parse(record) })?;
                     written += 1;
                 }
             }
@@ -131,7 +131,7 @@ fn rtl_transactions(
         let (frame, time_ns) =
             waiting.pop_front().ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
         let record = rtl_record.to_parse_record().map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
-        sink(Transaction { frame, time_ns, cycle: Some(rtl_record.cycle), record })?;
+        sink(Transaction { frame, time_ns, cycle: Some(rtl_record.cycle), record: Record::Parse(record) })?;
     }
     Ok(records.len() as u64)
 }
@@ -149,14 +149,15 @@ pub struct RecordingHeader {
 }
 
 impl RecordingHeader {
-    pub fn new(model: Model, capture: &Path) -> Self {
+    /// `block`: "parser", "cn" or "all" (parse records, then CN transactions).
+    pub fn new(model: Model, capture: &Path, block: &str) -> Self {
         let (name, width) = match model {
             Model::Golden => ("golden", None),
             Model::Rtl { width } => ("rtl", Some(width)),
         };
         RecordingHeader {
             metaroce_recording: 1,
-            block: "parser".into(),
+            block: block.into(),
             model: name.into(),
             width,
             capture: capture.to_path_buf(),
@@ -235,7 +236,7 @@ pub fn write_record(
     format: OutputFormat,
     frame: u64,
     time_ns: u64,
-    record: &ParseRecord,
+    record: &Record,
 ) -> io::Result<()> {
     match format {
         OutputFormat::Jsonl => {

@@ -7,14 +7,36 @@ use metaroce_golden::ParseRecord;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::cn::CnRecord;
+
 /// One output transaction of either model.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Transaction {
+    /// The frame it answers (1-based).
     pub frame: u64,
+    /// Its time: the frame's capture time for a parse record, the step's
+    /// own tick on the capture's clock for a CNP or a rate change.
     pub time_ns: u64,
     /// Output cycle (RTL only).
     pub cycle: Option<u64>,
-    pub record: ParseRecord,
+    pub record: Record,
+}
+
+/// What a block outputs: a parse record, or a CNP / rate change.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Record {
+    Parse(ParseRecord),
+    Cn(CnRecord),
+}
+
+impl Record {
+    pub fn as_parse(&self) -> Option<&ParseRecord> {
+        match self {
+            Record::Parse(r) => Some(r),
+            Record::Cn(_) => None,
+        }
+    }
 }
 
 /// One field on which the models disagree.
@@ -84,7 +106,7 @@ pub struct Divergence {
 }
 
 /// The fields of two records that differ, in record order.
-pub fn field_diffs(golden: &ParseRecord, rtl: &ParseRecord) -> Vec<FieldDiff> {
+pub fn field_diffs<R: Serialize>(golden: &R, rtl: &R) -> Vec<FieldDiff> {
     let (Value::Object(g), Value::Object(r)) = (to_value(golden), to_value(rtl)) else {
         unreachable!("records serialize as objects")
     };
@@ -95,12 +117,12 @@ pub fn field_diffs(golden: &ParseRecord, rtl: &ParseRecord) -> Vec<FieldDiff> {
         .collect()
 }
 
-fn to_value(record: &ParseRecord) -> Value {
+fn to_value<R: Serialize>(record: &R) -> Value {
     serde_json::to_value(record).expect("records serialize")
 }
 
 /// A record as `key=value` for its non-null fields.
-pub fn brief(record: &ParseRecord) -> String {
+pub fn brief<R: Serialize>(record: &R) -> String {
     let Value::Object(map) = to_value(record) else { unreachable!() };
     map.iter()
         .filter(|(_, v)| !v.is_null())

@@ -289,7 +289,7 @@ impl RtlParser {
     }
 }
 
-fn path_to_c(path: &Path) -> Result<CString, String> {
+pub(crate) fn path_to_c(path: &Path) -> Result<CString, String> {
     CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("{}: NUL in path", path.display()))
 }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use deku::DekuContainerWrite;
+use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::icrc::{icrc, IcrcIp};
 use metaroce_golden::opcode;
 use metaroce_golden::parser::ones_complement_sum;
@@ -70,11 +71,17 @@ pub struct GenFrame {
     pub data: Vec<u8>,
     /// Written as pcapng `epb_flags` CRC error (pcapng captures only).
     pub mac_error: bool,
+    /// Capture time, ns since the epoch; `None`: the capture's default
+    /// spacing (frame *i* at `START_NS + i` µs).
+    pub time_ns: Option<u64>,
 }
 
 impl GenFrame {
-    fn ok(data: Vec<u8>) -> Self {
-        GenFrame { data, mac_error: false }
+    pub fn ok(data: Vec<u8>) -> Self {
+        GenFrame { data, mac_error: false, time_ns: None }
+    }
+    pub fn at(time_ns: u64, data: Vec<u8>) -> Self {
+        GenFrame { data, mac_error: false, time_ns: Some(time_ns) }
     }
 }
 
@@ -86,10 +93,13 @@ pub struct Capture {
     pub frames: Vec<GenFrame>,
     /// For the error captures: the class each frame must get.
     pub expect_error: Option<ParseError>,
+    /// The NIC of a congestion-notification capture, written beside it
+    /// as `NAME.nic.json`.
+    pub nic: Option<NicConfig>,
 }
 
 /// First timestamp of every generated capture and the spacing of frames.
-const START_NS: u64 = 1_700_000_000_000_000_000;
+pub(crate) const START_NS: u64 = 1_700_000_000_000_000_000;
 const FRAME_SPACING_NS: u64 = 1_000;
 
 /// Writes every generated capture under `dir`; returns paths and frame counts.
@@ -101,6 +111,12 @@ pub fn write_all(dir: &Path) -> anyhow::Result<Vec<(PathBuf, usize)>> {
             fs::create_dir_all(parent).with_context(|| format!("{}", parent.display()))?;
         }
         write_capture(&path, &capture.frames).with_context(|| format!("{}", path.display()))?;
+        if let Some(nic) = &capture.nic {
+            let nic_path = crate::cn::nic_file_of(&path);
+            let json = serde_json::to_string_pretty(nic)? + "\n";
+            fs::write(&nic_path, json).with_context(|| format!("{}", nic_path.display()))?;
+            written.push((nic_path, 0));
+        }
         written.push((path, capture.frames.len()));
     }
     Ok(written)
@@ -110,7 +126,9 @@ pub fn write_all(dir: &Path) -> anyhow::Result<Vec<(PathBuf, usize)>> {
 /// as pcapng with `if_tsresol` = 9 and `epb_flags` for MAC errors.
 pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
     let file = BufWriter::new(File::create(path)?);
-    let time = |i: usize| Duration::from_nanos(START_NS + i as u64 * FRAME_SPACING_NS);
+    let time = |i: usize| {
+        Duration::from_nanos(frames[i].time_ns.unwrap_or(START_NS + i as u64 * FRAME_SPACING_NS))
+    };
     if path.extension().is_some_and(|e| e == "pcapng") {
         let mut writer = PcapNgWriter::with_endianness(file, Endianness::Little)?;
         let mut interface = InterfaceDescriptionBlock::new(DataLink::ETHERNET, 65535);
@@ -184,14 +202,24 @@ pub struct RoceFrame {
     /// and UDP lengths saying so: a transport that ends early.
     pub transport_len: Option<usize>,
     pub corrupt_icrc: bool,
+    /// Source and destination host numbers (addresses: `host_mac` etc.).
+    pub hosts: (u8, u8),
 }
 
-const SRC_MAC: [u8; 6] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x01];
-const DST_MAC: [u8; 6] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x02];
-const SRC_IPV4: [u8; 4] = [10, 0, 0, 1];
-const DST_IPV4: [u8; 4] = [10, 0, 0, 2];
-const SRC_IPV6: [u8; 16] = [0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
-const DST_IPV6: [u8; 16] = [0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+/// Host `h`'s addresses: 02:00:00:00:00:hh, 10.0.0.hh, fd00::hh.
+pub fn host_mac(h: u8) -> [u8; 6] {
+    [0x02, 0, 0, 0, 0, h]
+}
+pub fn host_ipv4(h: u8) -> [u8; 4] {
+    [10, 0, 0, h]
+}
+pub fn host_ipv6(h: u8) -> [u8; 16] {
+    let mut ip = [0u8; 16];
+    ip[0] = 0xFD;
+    ip[15] = h;
+    ip
+}
+
 /// Ethernet minimum frame without FCS.
 const MIN_FRAME: usize = 60;
 
@@ -221,6 +249,7 @@ impl RoceFrame {
             payload: Vec::new(),
             transport_len: None,
             corrupt_icrc: false,
+            hosts: (1, 2),
         }
     }
 
@@ -292,7 +321,9 @@ impl RoceFrame {
             L3::V6 { .. } => ethertype::IPV6,
         };
         let first_type = self.vlans.first().map_or(ip_type, |t| t.0);
-        let mut bytes = EthernetHeader { dst: DST_MAC, src: SRC_MAC, ethertype: first_type }.to_bytes().unwrap();
+        let (src, dst) = self.hosts;
+        let mut bytes =
+            EthernetHeader { dst: host_mac(dst), src: host_mac(src), ethertype: first_type }.to_bytes().unwrap();
         for (i, &(_, pcp, vid)) in self.vlans.iter().enumerate() {
             let next = self.vlans.get(i + 1).map_or(ip_type, |t| t.0);
             let tci = (pcp as u16) << 13 | (vid & 0x0FFF);
@@ -316,8 +347,8 @@ impl RoceFrame {
                     ttl: 64,
                     protocol: self.ip_proto,
                     checksum: 0,
-                    src: SRC_IPV4,
-                    dst: DST_IPV4,
+                    src: host_ipv4(self.hosts.0),
+                    dst: host_ipv4(self.hosts.1),
                 }
                 .to_bytes()
                 .unwrap();
@@ -330,8 +361,8 @@ impl RoceFrame {
                 payload_len: udp_len as u16,
                 next_header: self.ip_proto,
                 hop_limit: 64,
-                src: SRC_IPV6,
-                dst: DST_IPV6,
+                src: host_ipv6(self.hosts.0),
+                dst: host_ipv6(self.hosts.1),
             }
             .to_bytes()
             .unwrap(),
@@ -421,11 +452,17 @@ pub fn all_captures() -> Vec<Capture> {
         valid("back_to_back.pcap", back_to_back()),
     ];
     captures.extend(error_captures());
+    captures.extend(crate::cn_stimuli::cn_captures());
     captures
 }
 
 fn valid(name: &str, frames: Vec<Vec<u8>>) -> Capture {
-    Capture { name: name.to_string(), frames: frames.into_iter().map(GenFrame::ok).collect(), expect_error: None }
+    Capture {
+        name: name.to_string(),
+        frames: frames.into_iter().map(GenFrame::ok).collect(),
+        expect_error: None,
+        nic: None,
+    }
 }
 
 fn opcodes() -> Vec<Vec<u8>> {
@@ -526,7 +563,7 @@ fn frame_sizes() -> Vec<Vec<u8>> {
 
 fn non_roce() -> Vec<Vec<u8>> {
     let eth = |ethertype: u16, body: &[u8]| {
-        let mut f = EthernetHeader { dst: DST_MAC, src: SRC_MAC, ethertype }.to_bytes().unwrap();
+        let mut f = EthernetHeader { dst: host_mac(2), src: host_mac(1), ethertype }.to_bytes().unwrap();
         f.extend_from_slice(body);
         f.resize(f.len().max(MIN_FRAME), 0);
         f
@@ -534,15 +571,15 @@ fn non_roce() -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
     // ARP request.
     let mut arp = vec![0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01];
-    arp.extend_from_slice(&SRC_MAC);
-    arp.extend_from_slice(&SRC_IPV4);
+    arp.extend_from_slice(&host_mac(1));
+    arp.extend_from_slice(&host_ipv4(1));
     arp.extend_from_slice(&[0; 6]);
-    arp.extend_from_slice(&DST_IPV4);
+    arp.extend_from_slice(&host_ipv4(2));
     frames.push(eth(ethertype::ARP, &arp));
     // RoCEv1: a GRH (IPv6-like, next header 0x1B) and BTH over EtherType 0x8915.
     let mut grh = vec![0x60, 0, 0, 0, 0, 16, 0x1B, 64];
-    grh.extend_from_slice(&SRC_IPV6);
-    grh.extend_from_slice(&DST_IPV6);
+    grh.extend_from_slice(&host_ipv6(1));
+    grh.extend_from_slice(&host_ipv6(2));
     grh.extend(RoceFrame::new(0x04, 7000).bth.to_bytes().unwrap());
     frames.push(eth(ethertype::ROCE_V1, &grh));
     // LLDP.
@@ -794,15 +831,17 @@ fn error_captures() -> Vec<Capture> {
             name: format!("errors/{}.pcap", error.name()),
             frames: frames.into_iter().map(GenFrame::ok).collect(),
             expect_error: Some(error),
+            nic: None,
         })
         .collect();
     captures.push(Capture {
         name: format!("errors/{}.pcapng", ParseError::MacError.name()),
         frames: vec![roce(0x04, 170).build(), base(171).build(), RoceFrame::new(0x81, 172).build()]
             .into_iter()
-            .map(|data| GenFrame { data, mac_error: true })
+            .map(|data| GenFrame { data, mac_error: true, time_ns: None })
             .collect(),
         expect_error: Some(ParseError::MacError),
+        nic: None,
     });
     captures
 }

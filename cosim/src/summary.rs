@@ -14,6 +14,7 @@ use crate::report::Divergence;
 #[derive(Serialize)]
 pub struct RunSummary<'a> {
     pub capture: &'a Path,
+    pub block: &'static str,
     pub width: u32,
     pub seed: String,
     pub frames_read: u64,
@@ -24,6 +25,8 @@ pub struct RunSummary<'a> {
     pub message: Option<String>,
     pub divergence: Option<&'a Divergence>,
     pub wave: Option<&'a Path>,
+    /// Events, CNPs and rate changes of a congestion-notification run.
+    pub cn: Option<crate::cn::CnCounts>,
 }
 
 #[derive(Serialize)]
@@ -70,6 +73,7 @@ impl<'a> CosimSummary<'a> {
                 .iter()
                 .map(|r| RunSummary {
                     capture: &r.capture,
+                    block: r.block,
                     width: r.model.width,
                     seed: format!("{:#x}", r.seed),
                     frames_read: r.frames_read,
@@ -83,6 +87,7 @@ impl<'a> CosimSummary<'a> {
                         _ => None,
                     },
                     wave: r.wave.as_deref(),
+                    cn: r.cn,
                 })
                 .collect(),
             frames,
@@ -150,7 +155,7 @@ pub fn junit_xml(runs: &[CaptureRun]) -> String {
         )
         .unwrap();
         for run in suite {
-            let name = format!("{} seed {:#x}", run.capture.display(), run.seed);
+            let name = format!("{} [{}] seed {:#x}", run.capture.display(), run.block, run.seed);
             writeln!(
                 xml,
                 "    <testcase classname=\"cosim.w{width}\" name=\"{}\" time=\"{:.3}\">",

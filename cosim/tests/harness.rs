@@ -42,7 +42,7 @@ fn capture_of(name: &str, opcodes: &[u8]) -> PathBuf {
     let frames: Vec<GenFrame> = opcodes
         .iter()
         .enumerate()
-        .map(|(i, &op)| GenFrame { data: RoceFrame::new(op, i as u32).build(), mac_error: false })
+        .map(|(i, &op)| GenFrame::ok(RoceFrame::new(op, i as u32).build()))
         .collect();
     write_capture(&path, &frames).unwrap();
     path

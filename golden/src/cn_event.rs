@@ -2,6 +2,7 @@
 //! (`SPEC.md` §6.1): the input transaction of `rtl/roce_cn.v`, and how a
 //! parsed frame becomes one under the NIC's addressing.
 
+use crate::cc_params::CcParams;
 use crate::opcode::{self, CNP};
 use crate::record::{FrameClass, ParseRecord};
 use crate::wire::{read, EthernetHeader, Ipv4Header, Ipv6Header, VlanTag};
@@ -69,7 +70,9 @@ impl CnEvent {
     }
 }
 
-/// How the NIC knows its own frames and its QPs (`SPEC.md` §6.1).
+/// One NIC's configuration (`SPEC.md` §6.1): how it knows its own frames
+/// and its QPs, and its congestion-control parameters. The JSON form is
+/// the `*.nic.json` file beside a capture.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NicConfig {
@@ -78,6 +81,8 @@ pub struct NicConfig {
     pub local_mac: Option<String>,
     /// The QP context table: each local QP and the remote QP it talks to.
     pub qps: Vec<QpContext>,
+    /// Congestion-control parameters (mlx5 names; defaults for those absent).
+    pub cc: CcParams,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -113,6 +118,23 @@ impl NicConfig {
     }
 }
 
+/// Where the transport (UDP) header of a parsed RoCE frame starts.
+fn transport_offset(frame: &[u8], record: &ParseRecord) -> Option<usize> {
+    let l3 = EthernetHeader::LEN + VlanTag::LEN * usize::from(record.vlan_count?);
+    Some(l3 + if record.ip_version == Some(6) { Ipv6Header::LEN } else { usize::from(*frame.get(l3)? & 0x0F) * 4 })
+}
+
+/// The MetaRoCE CE extent a CNP carries: reserved bytes 2-3 (Q1.15,
+/// big-endian) when bytes 0-1 hold [`METAROCE_CNP_TAG`].
+pub fn cnp_extent(frame: &[u8], record: &ParseRecord) -> Option<u16> {
+    if record.opcode != Some(CNP) {
+        return None;
+    }
+    let reserved = transport_offset(frame, record)? + 8 + 12;
+    let bytes = frame.get(reserved..reserved + 4)?;
+    (bytes[..2] == METAROCE_CNP_TAG).then(|| u16::from_be_bytes([bytes[2], bytes[3]]))
+}
+
 /// The event a frame gives, if any: only frames of class `roce` count.
 /// `local_mac` decides direction: frames to it are received, from it sent,
 /// others ignored; without it every frame is received.
@@ -131,15 +153,12 @@ pub fn classify(
     let sent = local_mac.is_some_and(|mac| eth.src == mac);
     let opcode = record.opcode?;
     let dest_qp = record.dest_qp?;
-    let vlan_count = usize::from(record.vlan_count?);
-    let l3 = EthernetHeader::LEN + VlanTag::LEN * vlan_count;
-    let l4 = l3 + if record.ip_version == Some(6) { Ipv6Header::LEN } else { usize::from(frame[l3] & 0x0F) * 4 };
+    let l3 = EthernetHeader::LEN + VlanTag::LEN * usize::from(record.vlan_count?);
+    let l4 = transport_offset(frame, record)?;
     if received && opcode == CNP {
+        frame.get(l4 + 8 + 12..l4 + 8 + 12 + opcode::CNP_RESERVED_LEN)?;
         let mut event = CnEvent::new(time, CnEventKind::RxCnp, dest_qp);
-        let reserved = frame.get(l4 + 8 + 12..l4 + 8 + 12 + opcode::CNP_RESERVED_LEN)?;
-        if reserved[..2] == METAROCE_CNP_TAG {
-            event.extent = Some(u16::from_be_bytes([reserved[2], reserved[3]]));
-        }
+        event.extent = cnp_extent(frame, record);
         return Some(event);
     }
     if opcode == CNP {

@@ -5,9 +5,10 @@
 //! not tick on their own: each QP keeps the tick of its next alpha update and
 //! of its next timer increase, and when an event touches the QP the expiries
 //! up to the event's tick are worked off first, in tick order (alpha first on
-//! a tie), each rate change stamped with its own expiry tick. A QP back at
-//! line rate with alpha 0 stops its timers (nothing could change until the
-//! next CNP restarts them), so a quiet second costs nothing.
+//! a tie), each rate change stamped with its own expiry tick. The alpha timer
+//! stops at alpha 0, and a QP back at line rate with alpha 0 stops both
+//! (nothing could change until the next CNP restarts them), so a quiet
+//! second costs nothing.
 
 use crate::cc_params::{CcRegisters, FRACTION_ONE, G_SCALE, STAGE_MAX};
 use crate::cn_event::{CnEvent, CnEventKind};
@@ -167,8 +168,16 @@ impl QpStep<'_> {
 
     /// Works off the timer expiries at or before `now`.
     fn catch_up(&mut self, now: u64) {
-        while self.entry.running && self.entry.alpha_due.min(self.entry.increase_due) <= now {
-            if self.entry.alpha_due <= self.entry.increase_due {
+        loop {
+            let e = &self.entry;
+            // The alpha timer runs while alpha is above 0: a decay of 0 changes
+            // nothing, and the next CNP restarts the timer anyway.
+            let alpha_first = e.alpha != 0 && e.alpha_due <= e.increase_due;
+            let next_due = if alpha_first { e.alpha_due } else { e.increase_due };
+            if !e.running || next_due > now {
+                break;
+            }
+            if alpha_first {
                 self.entry.alpha = alpha_decay(self.entry.alpha, self.regs.g);
                 self.entry.alpha_due += u64::from(self.regs.alpha_period_ns);
             } else {
@@ -207,7 +216,8 @@ impl QpStep<'_> {
 
     fn cnp(&mut self, now: u64, extent: Option<u16>) {
         let (r, e) = (self.regs, &mut *self.entry);
-        let extent = extent.filter(|_| r.metaroce);
+        // An extent above 1.0 (a malformed CNP) counts as 1.0.
+        let extent = extent.filter(|_| r.metaroce).map(|x| x.min(FRACTION_ONE as u16));
         if r.clamp_tgt || e.timer_stage != 0 || e.byte_stage != 0 {
             e.target = e.rate;
         }

@@ -1,0 +1,304 @@
+// C ABI over the Verilated congestion-notification block (rtl/roce_cn.v),
+// one model per CN variant of cosim/build.rs. Events go in by the batch;
+// CNP frames and rate changes come back with their cycles.
+//
+// Per cycle, as in parser_shim.cpp: inputs set with clk low, eval(),
+// handshakes sampled, clk rises. With idle_pct the event source holds
+// s_evt_valid low for a cycle before offering an event; with stall_pct each
+// sink (m_axis_tready, m_rate_ready) drops ready for the cycle.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "cn_abi.h"
+#include "sim_common.h"
+#include "variants.h"
+
+namespace {
+
+template <int W> struct Beat {
+    template <class M> static void get(M* top, uint8_t* bytes) {
+        for (int w = 0; w < W / 32; ++w) std::memcpy(bytes + 4 * w, &top->m_axis_tdata[w], 4);
+    }
+};
+template <> struct Beat<64> {
+    template <class M> static void get(M* top, uint8_t* bytes) {
+        uint64_t v = top->m_axis_tdata;
+        std::memcpy(bytes, &v, 8);
+    }
+};
+
+struct CnSim : MrSim {
+    virtual size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
+                        mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) = 0;
+    virtual bool load_qp(uint64_t local, uint64_t remote) = 0;
+    virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
+    virtual void trace_close() = 0;
+};
+
+template <class Model, int W, bool TRACED>
+struct CnSimW final : CnSim {
+    static constexpr int KEEP = W / 8;
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Model> top;
+    std::unique_ptr<VerilatedFstC> trace;
+    uint64_t trace_from = 0, trace_to = 0;
+    MrRng rng;
+    uint32_t idle_pct, stall_pct;
+    bool presenting = false;  // the current event is on offer (held until taken)
+    mr_cn_cnp frame{};        // the CNP being collected
+    uint8_t beat[KEEP] = {};
+
+    CnSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cn_config& cfg)
+        : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
+        ctx->randReset(2);
+        ctx->randSeed(mr_x_seed(seed));
+        ctx->fatalOnError(false);
+        if (TRACED) ctx->traceEverOn(true);
+        top.reset(new Model(ctx.get(), "cn"));
+        MrEvaluating evaluating(this);
+        top->cfg_metaroce = cfg.metaroce;
+        top->cfg_cnp_interval = cfg.cnp_interval;
+        top->cfg_cnp_dscp = cfg.cnp_dscp;
+        top->cfg_cnp_pcp = cfg.cnp_pcp;
+        top->cfg_line_rate = cfg.line_rate;
+        top->cfg_min_rate = cfg.min_rate;
+        top->cfg_min_dec = cfg.min_dec;
+        top->cfg_g = cfg.g;
+        top->cfg_alpha_period = cfg.alpha_period;
+        top->cfg_time_reset = cfg.time_reset;
+        top->cfg_byte_reset = cfg.byte_reset;
+        top->cfg_threshold = cfg.threshold;
+        top->cfg_ai_rate = cfg.ai_rate;
+        top->cfg_hai_rate = cfg.hai_rate;
+        top->cfg_initial_alpha = cfg.initial_alpha;
+        top->cfg_first_cnp_rate = cfg.first_cnp_rate;
+        top->cfg_clamp_tgt = cfg.clamp_tgt;
+        top->clk = 0;
+        top->rst = 1;
+        top->s_evt_valid = 0;
+        top->s_qpctx_valid = 0;
+        top->m_axis_tready = 0;
+        top->m_rate_ready = 0;
+        for (int i = 0; i < 4; ++i) {
+            top->eval();
+            tick();
+        }
+        top->rst = 0;
+        cycle = 0;
+        // The RAM clearing sweep: until the QP context port is ready.
+        top->eval();
+        while (!top->s_qpctx_ready && assertion.empty()) {
+            tick();
+            top->eval();
+        }
+        cycle = 0;
+    }
+
+    ~CnSimW() override { trace_close(); }
+
+    bool tracing() const { return trace && cycle >= trace_from && cycle <= trace_to; }
+
+    void tick() {
+        top->clk = 1;
+        top->eval();
+        if (tracing()) trace->dump(2 * cycle + 1);
+        top->clk = 0;
+        ++cycle;
+    }
+
+    void set_event(const mr_cn_event& e) {
+        top->s_evt_kind = e.kind;
+        top->s_evt_time = e.time;
+        top->s_evt_qp = e.qp;
+        top->s_evt_ce = e.ce;
+        top->s_evt_len = e.len;
+        top->s_evt_ipv6 = e.ipv6;
+        top->s_evt_vlan_valid = e.vlan_valid;
+        top->s_evt_vlan_id = e.vlan_id;
+        top->s_evt_eth_dst = e.eth_dst;
+        top->s_evt_eth_src = e.eth_src;
+        const uint64_t src[2] = {e.ip_src_lo, e.ip_src_hi}, dst[2] = {e.ip_dst_lo, e.ip_dst_hi};
+        for (int w = 0; w < 4; ++w) {
+            top->s_evt_ip_src[w] = static_cast<uint32_t>(src[w / 2] >> (32 * (w % 2)));
+            top->s_evt_ip_dst[w] = static_cast<uint32_t>(dst[w / 2] >> (32 * (w % 2)));
+        }
+        top->s_evt_udp_sport = e.udp_sport;
+        top->s_evt_src_qp_valid = e.src_qp_valid;
+        top->s_evt_src_qp = e.src_qp;
+        top->s_evt_extent_valid = e.extent_valid;
+        top->s_evt_extent = e.extent;
+    }
+
+    // One cycle; returns whether the offered event was taken.
+    bool cycle_once(const mr_cn_event* offer, mr_cn_cnp* cnps, size_t* cnp_count, mr_cn_rate* rates,
+                    size_t* rate_count) {
+        top->s_evt_valid = offer != nullptr;
+        if (offer) set_event(*offer);
+        top->m_axis_tready = !rng.percent(stall_pct);
+        top->m_rate_ready = !rng.percent(stall_pct);
+        top->eval();
+        if (tracing()) trace->dump(2 * cycle);
+        const bool taken = offer && top->s_evt_ready;
+        if (top->m_axis_tvalid && top->m_axis_tready) collect_beat(cnps, cnp_count);
+        if (top->m_rate_valid && top->m_rate_ready) {
+            mr_cn_rate* r = &rates[(*rate_count)++];
+            r->cycle = cycle;
+            r->time = top->m_rate_time;
+            r->qp = top->m_rate_qp;
+            r->rate = top->m_rate_rate;
+            r->target = top->m_rate_target;
+            r->alpha = top->m_rate_alpha;
+            r->stage = top->m_rate_stage;
+            r->trigger = top->m_rate_trigger;
+        }
+        tick();
+        return taken;
+    }
+
+    void collect_beat(mr_cn_cnp* cnps, size_t* cnp_count) {
+        const uint64_t keep = static_cast<uint64_t>(top->m_axis_tkeep);
+        const uint64_t all = KEEP == 64 ? ~0ull : ((1ull << KEEP) - 1);
+        const bool last = top->m_axis_tlast;
+        if (frame.len == 0 && frame.flags == 0) frame.tick = top->m_axis_tuser;
+        if (top->m_axis_tuser != frame.tick) frame.flags |= MR_CN_CNP_TUSER_CHANGED;
+        if ((!last && keep != all) || (keep & (keep + 1)) != 0) frame.flags |= MR_CN_CNP_BAD_TKEEP;
+        Beat<W>::get(top.get(), beat);
+        for (int i = 0; i < KEEP; ++i) {
+            if (!(keep >> i & 1)) continue;
+            if (frame.len < MR_CN_CNP_MAX) {
+                frame.bytes[frame.len++] = beat[i];
+            } else {
+                frame.flags |= MR_CN_CNP_TOO_LONG;
+            }
+        }
+        if (last) {
+            frame.cycle = cycle;
+            cnps[(*cnp_count)++] = frame;
+            frame = mr_cn_cnp{};
+        }
+    }
+
+    size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
+                mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) override {
+        MrEvaluating evaluating(this);
+        *cnp_count = 0;
+        *rate_count = 0;
+        size_t next = 0;
+        for (uint64_t c = 0; c < max_cycles && *cnp_count < cnp_cap && *rate_count < rate_cap && assertion.empty();
+             ++c) {
+            const mr_cn_event* offer = nullptr;
+            if (next < n) {
+                if (presenting || !rng.percent(idle_pct)) {
+                    presenting = true;
+                    offer = &events[next];
+                }
+            } else if (n != 0) {
+                break;  // every event taken: the caller sends more
+            } else {
+                top->s_evt_valid = 0;
+                top->eval();
+                if (!top->busy) break;  // drained
+            }
+            if (cycle_once(offer, cnps, cnp_count, rates, rate_count)) {
+                presenting = false;
+                ++next;
+            }
+        }
+        return next;
+    }
+
+    bool load_qp(uint64_t local, uint64_t remote) override {
+        MrEvaluating evaluating(this);
+        top->s_qpctx_valid = 1;
+        top->s_qpctx_local = local;
+        top->s_qpctx_remote = remote;
+        for (int i = 0; i < 1000; ++i) {
+            top->eval();
+            const bool taken = top->s_qpctx_ready;
+            tick();
+            if (taken) {
+                top->s_qpctx_valid = 0;
+                return true;
+            }
+        }
+        top->s_qpctx_valid = 0;
+        return false;
+    }
+
+    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
+        if constexpr (TRACED) {
+            trace_close();
+            trace.reset(new VerilatedFstC);
+            top->trace(trace.get(), 99);
+            trace->open(path);
+            if (!trace->isOpen()) {
+                trace.reset();
+                return false;
+            }
+            trace_from = from;
+            trace_to = to;
+            return true;
+        } else {
+            return false;
+        }
+    }
+
+    void trace_close() override {
+        if (trace) {
+            trace->close();
+            trace.reset();
+        }
+    }
+};
+
+}  // namespace
+
+extern "C" {
+
+void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct,
+                const mr_cn_config* cfg) {
+#define MR_NEW(model, name, width, traced, covered) \
+    if (std::strcmp(variant, name) == 0)            \
+        return static_cast<CnSim*>(new CnSimW<model, width, traced>(seed, idle_pct, stall_pct, *cfg));
+    MR_CN_VARIANTS(MR_NEW)
+#undef MR_NEW
+    return nullptr;
+}
+
+void mr_cn_free(void* sim) { delete static_cast<CnSim*>(sim); }
+
+// Loads one QP context table entry; false if the port never took it.
+bool mr_cn_load_qp(void* sim, uint64_t local, uint64_t remote) {
+    return static_cast<CnSim*>(sim)->load_qp(local, remote);
+}
+
+// Offers events[0..n) in order for at most max_cycles cycles, collecting
+// outputs; stops early when an output buffer is full or once every event is
+// taken. With n = 0 it drains: clocks until the block is no longer busy.
+// Returns events taken.
+size_t mr_cn_push(void* sim, const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
+                  mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) {
+    return static_cast<CnSim*>(sim)->push(events, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count,
+                                          max_cycles);
+}
+
+uint64_t mr_cn_cycles(void* sim) { return static_cast<CnSim*>(sim)->cycle; }
+
+const char* mr_cn_assertion(void* sim) {
+    const std::string& a = static_cast<CnSim*>(sim)->assertion;
+    return a.empty() ? nullptr : a.c_str();
+}
+
+uint64_t mr_cn_assertion_cycle(void* sim) { return static_cast<CnSim*>(sim)->assertion_cycle; }
+
+bool mr_cn_trace_open(void* sim, const char* path, uint64_t from, uint64_t to) {
+    return static_cast<CnSim*>(sim)->trace_open(path, from, to);
+}
+
+void mr_cn_trace_close(void* sim) { static_cast<CnSim*>(sim)->trace_close(); }
+
+}  // extern "C"

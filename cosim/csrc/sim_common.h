@@ -1,0 +1,41 @@
+// Shared by the shims of every Verilated block: the seeded random source
+// of the handshakes, and the assertion report channel of the RTL.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+// splitmix64: small, seedable, identical on every platform.
+struct MrRng {
+    uint64_t state;
+    uint64_t next() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    bool percent(uint32_t pct) { return pct != 0 && next() % 100 < pct; }
+};
+
+// What every simulated block shares: its cycle count and its first failed
+// RTL assertion (METAROCE_ASSERTIONS, reported through DPI).
+struct MrSim {
+    uint64_t cycle = 0;
+    std::string assertion;
+    uint64_t assertion_cycle = 0;
+    virtual ~MrSim() = default;
+};
+
+// The model being evaluated on this thread; set around every eval() so the
+// DPI callback knows whose assertion fired.
+struct MrEvaluating {
+    static thread_local MrSim* current;
+    explicit MrEvaluating(MrSim* sim) { current = sim; }
+    ~MrEvaluating() { current = nullptr; }
+};
+
+// The scrambled seed for Verilator's X and initial-value randomisation.
+inline int mr_x_seed(uint64_t seed) {
+    MrRng x_rng{seed ^ 0x5851F42D4C957F2Dull};
+    return static_cast<int>(x_rng.next() & 0x7FFFFFFF);
+}

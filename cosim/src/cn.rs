@@ -1,0 +1,590 @@
+//! The congestion-notification block in the harness (`SPEC.md` §6): a
+//! capture's frames become events, the golden model and the Verilated
+//! `roce_cn` take the same events, and their CNPs and rate changes are
+//! compared in order, each stream on its own.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use metaroce_golden::cc_params::{CcMode, CcRegisters, FRACTION_ONE};
+use metaroce_golden::cn::{CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
+use metaroce_golden::cn_event::{classify, cnp_extent, CnEvent, NicConfig};
+use metaroce_golden::notify::CnpSent;
+use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
+use metaroce_golden::{parse_frame, ParserConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::capture::{CaptureError, CaptureReader, Frame};
+use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
+use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Record, Transaction};
+use crate::rtl::Handshake;
+use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED};
+
+/// The NIC file of a capture: `name.nic.json` beside `name.pcap`.
+pub fn nic_file_of(capture: &Path) -> PathBuf {
+    capture.with_extension("nic.json")
+}
+
+/// What the command line sets for the CN block, on top of the NIC file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CnOverrides {
+    /// Use this NIC file instead of the one beside the capture.
+    pub nic: Option<PathBuf>,
+    pub mode: Option<CcMode>,
+    /// `--cc-param NAME=VALUE`, in order.
+    pub params: Vec<(String, String)>,
+}
+
+impl CnOverrides {
+    /// The flags that give these overrides, for a repro command.
+    pub fn args(&self) -> String {
+        let mut s = String::new();
+        if let Some(nic) = &self.nic {
+            write!(s, " --nic {}", nic.display()).unwrap();
+        }
+        if let Some(mode) = self.mode {
+            write!(s, " --cc {}", mode.name()).unwrap();
+        }
+        for (name, value) in &self.params {
+            write!(s, " --cc-param {name}={value}").unwrap();
+        }
+        s
+    }
+}
+
+/// Everything the CN block of one capture's run is configured with.
+#[derive(Debug, Clone)]
+pub struct CnSetup {
+    pub nic: NicConfig,
+    pub local_mac: Option<[u8; 6]>,
+    pub regs: CcRegisters,
+    pub qp_count: usize,
+    /// The NIC file read, if any.
+    pub nic_file: Option<PathBuf>,
+    pub overrides: CnOverrides,
+}
+
+impl CnSetup {
+    /// The NIC file (`--nic`, else the one beside the capture, else none),
+    /// then the overrides; refuses bad parameters naming them.
+    pub fn for_capture(capture: &Path, overrides: &CnOverrides) -> Result<Self, String> {
+        let path = overrides.nic.clone().or_else(|| Some(nic_file_of(capture)).filter(|p| p.exists()));
+        let mut nic = match &path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                serde_json::from_str::<NicConfig>(&text).map_err(|e| format!("{}: {e}", p.display()))?
+            }
+            None => NicConfig::default(),
+        };
+        let named = |e: String| match &path {
+            Some(p) => format!("{}: {e}", p.display()),
+            None => e,
+        };
+        if let Some(mode) = overrides.mode {
+            nic.cc.mode = mode;
+        }
+        for (name, value) in &overrides.params {
+            nic.cc.set(name, value).map_err(|e| e.to_string())?;
+        }
+        let regs = nic.cc.registers().map_err(|e| named(e.to_string()))?;
+        let local_mac = nic.mac().map_err(named)?;
+        if let Some(ctx) = nic.qps.iter().find(|c| c.local as usize >= DEFAULT_QP_COUNT || c.remote > 0xFF_FFFF) {
+            return Err(named(format!(
+                "QP context {} -> {}: local QPs are 0..{DEFAULT_QP_COUNT}, remote QPs 24 bits",
+                ctx.local, ctx.remote
+            )));
+        }
+        Ok(CnSetup { nic, local_mac, regs, qp_count: DEFAULT_QP_COUNT, nic_file: path, overrides: overrides.clone() })
+    }
+
+    fn golden(&self) -> CongestionNotifier {
+        let mut cn = CongestionNotifier::new(self.qp_count, self.regs);
+        cn.load_qp_table(&self.nic).expect("QP contexts checked by for_capture");
+        cn
+    }
+}
+
+/// A CNP or a rate change as both models report it (JSONL `event` lines).
+/// Rates are Mb/s with kb/s precision; alpha and the extent are fractions
+/// of 1 (Q1.15 exactly: value * 32768 is an integer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+pub enum CnRecord {
+    Cnp {
+        tick: u64,
+        /// DestQP of the CNP: the remote QP it goes to.
+        dest_qp: Option<u32>,
+        extent: Option<f64>,
+        len: usize,
+        /// The frame, hex.
+        frame: String,
+    },
+    Rate {
+        qp: u32,
+        tick: u64,
+        rate_mbps: f64,
+        target_mbps: f64,
+        alpha: f64,
+        stage: String,
+        trigger: String,
+    },
+}
+
+fn fraction(q15: u16) -> f64 {
+    f64::from(q15) / f64::from(FRACTION_ONE)
+}
+
+impl CnRecord {
+    /// A CNP as seen on the wire: what it says is read back from its bytes.
+    pub fn cnp(tick: u64, frame: &[u8]) -> Self {
+        let parsed = parse_frame(frame, false, &ParserConfig::default());
+        let hex = frame.iter().fold(String::with_capacity(2 * frame.len()), |mut s, b| {
+            write!(s, "{b:02x}").unwrap();
+            s
+        });
+        CnRecord::Cnp {
+            tick,
+            dest_qp: parsed.dest_qp,
+            extent: cnp_extent(frame, &parsed).map(fraction),
+            len: frame.len(),
+            frame: hex,
+        }
+    }
+
+    pub fn rate(change: &RateChange) -> Self {
+        CnRecord::Rate {
+            qp: change.qp,
+            tick: change.time,
+            rate_mbps: f64::from(change.rate_kbps) / 1000.0,
+            target_mbps: f64::from(change.target_kbps) / 1000.0,
+            alpha: fraction(change.alpha),
+            stage: change.stage.name().into(),
+            trigger: change.trigger.name().into(),
+        }
+    }
+
+    pub fn tick(&self) -> u64 {
+        match self {
+            CnRecord::Cnp { tick, .. } | CnRecord::Rate { tick, .. } => *tick,
+        }
+    }
+}
+
+/// One event and the frame it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct CnInput {
+    pub frame: u64,
+    pub event: CnEvent,
+}
+
+/// A capture as the CN block sees it.
+#[derive(Debug, Default)]
+pub struct CnStimulus {
+    pub time: TimeBase,
+    pub inputs: Vec<CnInput>,
+    pub frames_read: u64,
+    /// Every frame's tick, in frame order (for `frame_at`).
+    pub frame_ticks: Vec<u64>,
+    /// The capture broke here; the frames before it are in.
+    pub error: Option<CaptureError>,
+}
+
+impl CnStimulus {
+    /// The last frame at or before `tick` (1-based; 0 before the first).
+    pub fn frame_at(&self, tick: u64) -> u64 {
+        self.frame_ticks.partition_point(|&t| t <= tick) as u64
+    }
+}
+
+/// Parses every frame with the golden parser and classifies it.
+pub fn read_stimulus(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> CnStimulus {
+    let mut stimulus = CnStimulus::default();
+    let mut frame = Frame::default();
+    loop {
+        match source.read_next(&mut frame) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                stimulus.error = Some(e);
+                break;
+            }
+        }
+        stimulus.frames_read += 1;
+        let tick = stimulus.time.tick(frame.time_ns);
+        stimulus.frame_ticks.push(tick);
+        let record = parse_frame(&frame.data, frame.mac_error, parser);
+        if let Some(event) = classify(&frame.data, &record, tick, setup.local_mac, &setup.nic) {
+            stimulus.inputs.push(CnInput { frame: frame.index, event });
+        }
+    }
+    stimulus
+}
+
+/// What the golden model made of a stimulus, each output with the frame
+/// whose event produced it.
+#[derive(Debug, Default)]
+pub struct GoldenCn {
+    pub cnps: Vec<(u64, CnpSent)>,
+    pub rates: Vec<(u64, RateChange)>,
+}
+
+pub fn run_golden(setup: &CnSetup, stimulus: &CnStimulus) -> GoldenCn {
+    let mut cn = setup.golden();
+    let (mut cnps, mut rates) = (Vec::new(), Vec::new());
+    let mut out = GoldenCn::default();
+    for input in &stimulus.inputs {
+        cn.process(&input.event, &mut cnps, &mut rates);
+        out.cnps.extend(cnps.drain(..).map(|c| (input.frame, c)));
+        out.rates.extend(rates.drain(..).map(|r| (input.frame, r)));
+    }
+    out
+}
+
+/// A golden CN output as a transaction; `frame` is the producing frame.
+fn golden_cnp(time: &TimeBase, frame: u64, cnp: &CnpSent) -> Transaction {
+    Transaction {
+        frame,
+        time_ns: time.time_ns(cnp.time),
+        cycle: None,
+        record: Record::Cn(CnRecord::cnp(cnp.time, &cnp.frame)),
+    }
+}
+
+fn golden_rate(time: &TimeBase, frame: u64, change: &RateChange) -> Transaction {
+    Transaction { frame, time_ns: time.time_ns(change.time), cycle: None, record: Record::Cn(CnRecord::rate(change)) }
+}
+
+impl RtlRate {
+    /// The rate change in golden terms; `Err` names a code with no meaning.
+    pub fn to_change(&self) -> Result<RateChange, String> {
+        Ok(RateChange {
+            time: self.time,
+            qp: self.qp as u32,
+            rate_kbps: self.rate as u32,
+            target_kbps: self.target as u32,
+            alpha: self.alpha as u16,
+            stage: RateStage::from_code(self.stage as u8).ok_or_else(|| format!("m_rate_stage = {}", self.stage))?,
+            trigger: RateTrigger::from_code(self.trigger as u8)
+                .ok_or_else(|| format!("m_rate_trigger = {} is no trigger", self.trigger))?,
+        })
+    }
+}
+
+impl RtlCnp {
+    /// Protocol faults of the output stream itself.
+    pub fn fault(&self) -> Option<String> {
+        let mut faults = Vec::new();
+        if self.flags & CNP_TUSER_CHANGED != 0 {
+            faults.push("m_axis_tuser changed within the frame");
+        }
+        if self.flags & CNP_BAD_TKEEP != 0 {
+            faults.push("m_axis_tkeep not all ones before tlast or not contiguous");
+        }
+        if self.flags & CNP_TOO_LONG != 0 {
+            faults.push("CNP frame longer than 128 bytes");
+        }
+        (!faults.is_empty()).then(|| faults.join("; "))
+    }
+}
+
+/// Counts of a CN run, for the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CnCounts {
+    pub events: u64,
+    pub cnps: u64,
+    pub rate_changes: u64,
+}
+
+/// Golden and RTL CN outputs compared stream by stream.
+struct CnComparator<'a> {
+    capture: &'a Path,
+    options: &'a CosimOptions,
+    setup: &'a CnSetup,
+    time: TimeBase,
+    /// Expected transactions of each stream, and the next one to match.
+    expected: [Vec<Transaction>; 2],
+    next: [usize; 2],
+    rtl_last: [VecDeque<Transaction>; 2],
+}
+
+const CNP_STREAM: usize = 0;
+const RATE_STREAM: usize = 1;
+const STREAM_NAMES: [&str; 2] = ["cn.cnp", "cn.rate"];
+
+impl CnComparator<'_> {
+    fn check(&mut self, stream: usize, rtl: Result<(u64, CnRecord), String>, cycle: u64) -> Result<(), Ending> {
+        let index = self.next[stream];
+        let (tick, record) = match rtl {
+            Ok(ok) => ok,
+            Err(detail) => return Err(self.diverged(stream, DivergenceKind::InvalidRtlOutput, cycle, detail, vec![])),
+        };
+        let Some(golden) = self.expected[stream].get(index) else {
+            let observed = Transaction { frame: 0, time_ns: self.time.time_ns(tick), cycle: Some(cycle), record: Record::Cn(record) };
+            self.remember(stream, observed);
+            let detail = format!("the RTL produced a {} transaction beyond the golden model's {}", STREAM_NAMES[stream], index);
+            return Err(self.diverged(stream, DivergenceKind::ExtraRtlTransaction, cycle, detail, vec![]));
+        };
+        let observed =
+            Transaction { frame: golden.frame, time_ns: self.time.time_ns(tick), cycle: Some(cycle), record: Record::Cn(record) };
+        let matched = golden.record == observed.record;
+        let diffs = if matched { Vec::new() } else { field_diffs(&golden.record, &observed.record) };
+        self.remember(stream, observed);
+        if matched {
+            self.next[stream] += 1;
+            Ok(())
+        } else {
+            Err(self.diverged(stream, DivergenceKind::Mismatch, cycle, String::new(), diffs))
+        }
+    }
+
+    fn check_outputs(&mut self, rtl: &mut RtlCn) -> Result<(), Ending> {
+        for cnp in std::mem::take(&mut rtl.cnps) {
+            let result = match cnp.fault() {
+                Some(fault) => Err(fault),
+                None => Ok((cnp.tick, CnRecord::cnp(cnp.tick, cnp.frame()))),
+            };
+            self.check(CNP_STREAM, result, cnp.cycle)?;
+        }
+        for rate in std::mem::take(&mut rtl.rates) {
+            let result = rate.to_change().map(|c| (c.time, CnRecord::rate(&c)));
+            self.check(RATE_STREAM, result, rate.cycle)?;
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, stream: usize, t: Transaction) {
+        let list = &mut self.rtl_last[stream];
+        list.push_back(t);
+        while list.len() > self.options.history + 1 {
+            list.pop_front();
+        }
+    }
+
+    fn diverged(
+        &self,
+        stream: usize,
+        kind: DivergenceKind,
+        cycle: u64,
+        detail: String,
+        diffs: Vec<FieldDiff>,
+    ) -> Ending {
+        let index = self.next[stream];
+        let expected = &self.expected[stream];
+        let at = expected.get(index).or(expected.last());
+        let (frame, time_ns) = at.map_or((0, 0), |t| (t.frame, t.time_ns));
+        let from = index.saturating_sub(self.options.history);
+        let detail = if detail.is_empty() {
+            format!("{} transaction {} (0-based) differs", STREAM_NAMES[stream], index)
+        } else {
+            detail
+        };
+        Ending::Diverged(Box::new(Divergence {
+            kind,
+            block: STREAM_NAMES[stream],
+            capture: self.capture.to_path_buf(),
+            width: self.options.model.width,
+            seed: self.options.handshake.seed,
+            frame,
+            time_ns,
+            cycle,
+            detail,
+            diffs,
+            golden_last: expected[from..(index + 1).min(expected.len())].to_vec(),
+            rtl_last: self.rtl_last[stream].iter().cloned().collect(),
+            repro: cn_repro(self.capture, self.options, self.setup),
+            sides: ["golden".into(), "rtl".into()],
+        }))
+    }
+
+    /// At the end: a golden transaction the RTL never produced.
+    fn missing(&self, cycle: u64) -> Result<(), Ending> {
+        for stream in [CNP_STREAM, RATE_STREAM] {
+            let left = self.expected[stream].len() - self.next[stream];
+            if left > 0 {
+                let detail = format!(
+                    "the RTL went idle with {left} {} transaction(s) of the golden model not produced",
+                    STREAM_NAMES[stream]
+                );
+                return Err(self.diverged(stream, DivergenceKind::RtlStalled, cycle, detail, vec![]));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The command that repeats a CN cosim run.
+pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> String {
+    format!(
+        "metaroce cosim {} --block cn --width {} --seed {:#x} --idle {} --stall {}{}",
+        capture.display(),
+        options.model.width,
+        options.handshake.seed,
+        options.handshake.idle_pct,
+        options.handshake.stall_pct,
+        setup.overrides.args()
+    )
+}
+
+/// Events per FFI batch.
+const EVENT_BATCH: usize = 1024;
+
+/// Runs one capture's events through golden model and RTL CN block.
+pub fn cosim_cn_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, "cn");
+    let clock = Instant::now();
+    let stimulus = match CaptureReader::open(capture) {
+        Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
+        Err(e) => {
+            run.ending = Ending::CaptureError(e);
+            return run;
+        }
+    };
+    let clock = run.phases.capture_io.lap(clock);
+    let golden = run_golden(setup, &stimulus);
+    let clock = run.phases.golden.lap(clock);
+    run.frames_read = stimulus.frames_read;
+    run.cn = Some(CnCounts {
+        events: stimulus.inputs.len() as u64,
+        cnps: golden.cnps.len() as u64,
+        rate_changes: golden.rates.len() as u64,
+    });
+    let mut compare = CnComparator {
+        capture,
+        options,
+        setup,
+        time: stimulus.time,
+        expected: [
+            golden.cnps.iter().map(|(f, c)| golden_cnp(&stimulus.time, *f, c)).collect(),
+            golden.rates.iter().map(|(f, r)| golden_rate(&stimulus.time, *f, r)).collect(),
+        ],
+        next: [0, 0],
+        rtl_last: [VecDeque::new(), VecDeque::new()],
+    };
+    run.phases.compare.lap(clock);
+    let ending = cosim_cn_events(&stimulus, options, setup, &mut compare, &mut run);
+    run.ending = match (ending, stimulus.error) {
+        (Ok(()), Some(e)) => Ending::CaptureError(e),
+        (Ok(()), None) => {
+            run.frames_matched = run.frames_read;
+            Ending::Matched
+        }
+        (Err(ending), _) => {
+            if let Ending::Diverged(d) = &ending {
+                run.frames_matched = d.frame.saturating_sub(1);
+            }
+            ending
+        }
+    };
+    run.elapsed = started.elapsed();
+    run
+}
+
+fn cosim_cn_events(
+    stimulus: &CnStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    compare: &mut CnComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut clock = Instant::now();
+    let mut rtl = RtlCn::new(options.model.width, options.handshake, &setup.regs).map_err(Ending::Setup)?;
+    for ctx in &setup.nic.qps {
+        rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
+    }
+    if let Some(wave) = &options.wave {
+        rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
+    }
+    let stop = |compare: &CnComparator, stop: CnStop| -> Ending {
+        match stop {
+            CnStop::Assertion(message, cycle) => {
+                compare.diverged(RATE_STREAM, DivergenceKind::RtlAssertion, cycle, message, vec![])
+            }
+            CnStop::Stalled(cycle) => {
+                let detail = format!("the RTL took no event and produced nothing for {} cycles", crate::rtl_cn::CN_STALL_CYCLES);
+                compare.diverged(RATE_STREAM, DivergenceKind::RtlStalled, cycle, detail, vec![])
+            }
+        }
+    };
+    let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
+    for batch in events.chunks(EVENT_BATCH) {
+        let pushed = rtl.push(batch);
+        run.cycles = rtl.cycles();
+        clock = run.phases.rtl.lap(clock);
+        compare.check_outputs(&mut rtl)?;
+        pushed.map_err(|s| stop(compare, s))?;
+        clock = run.phases.compare.lap(clock);
+    }
+    let drained = rtl.drain();
+    run.cycles = rtl.cycles();
+    clock = run.phases.rtl.lap(clock);
+    compare.check_outputs(&mut rtl)?;
+    drained.map_err(|s| stop(compare, s))?;
+    compare.missing(rtl.cycles())?;
+    run.phases.compare.lap(clock);
+    rtl.close_trace();
+    Ok(())
+}
+
+/// Every CN transaction of a capture from one model, in time order (ties:
+/// CNPs before rate changes, each stream in its own order), with `frame`
+/// the last frame at or before the transaction's tick.
+pub fn replay_cn(
+    capture: &Path,
+    rtl_width: Option<u32>,
+    setup: &CnSetup,
+    parser: &ParserConfig,
+) -> Result<(Vec<Transaction>, Vec<(u64, Vec<u8>)>), String> {
+    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
+    let stimulus = read_stimulus(&mut reader, setup, parser);
+    let (cnps, rates): (Vec<(u64, Vec<u8>)>, Vec<RateChange>) = match rtl_width {
+        None => {
+            let golden = run_golden(setup, &stimulus);
+            (
+                golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect(),
+                golden.rates.into_iter().map(|(_, r)| r).collect(),
+            )
+        }
+        Some(width) => {
+            let mut rtl = RtlCn::new(width, Handshake::full_speed(0), &setup.regs)?;
+            for ctx in &setup.nic.qps {
+                rtl.load_qp(ctx.local, ctx.remote)?;
+            }
+            let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
+            let stopped = |s: CnStop| format!("RTL congestion-notification block: {s:?}");
+            rtl.push(&events).map_err(stopped)?;
+            rtl.drain().map_err(stopped)?;
+            let mut cnps = Vec::new();
+            for cnp in &rtl.cnps {
+                if let Some(fault) = cnp.fault() {
+                    return Err(format!("RTL CNP output: {fault}"));
+                }
+                cnps.push((cnp.tick, cnp.frame().to_vec()));
+            }
+            let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
+            (cnps, rates)
+        }
+    };
+    let mut out: Vec<Transaction> = cnps
+        .iter()
+        .map(|(tick, frame)| CnRecord::cnp(*tick, frame))
+        .chain(rates.iter().map(CnRecord::rate))
+        .map(|record| {
+            let tick = record.tick();
+            Transaction {
+                frame: stimulus.frame_at(tick),
+                time_ns: stimulus.time.time_ns(tick),
+                cycle: None,
+                record: Record::Cn(record),
+            }
+        })
+        .collect();
+    out.sort_by_key(|t| t.time_ns);
+    if let Some(e) = stimulus.error {
+        return Err(e.to_string());
+    }
+    let frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
+    Ok((out, frames))
+}

@@ -1,0 +1,335 @@
+//! Safe wrapper over the Verilated congestion-notification block
+//! (`csrc/cn_shim.cpp`, `rtl/roce_cn.v`).
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::path::Path;
+use std::ptr::NonNull;
+
+use metaroce_golden::cc_params::CcRegisters;
+use metaroce_golden::cn_event::CnEvent;
+
+use crate::rtl::{path_to_c, Handshake};
+
+/// `mr_cn_config` of `csrc/cn_abi.h`: the `cfg_*` ports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct RawConfig {
+    metaroce: u64,
+    cnp_interval: u64,
+    cnp_dscp: u64,
+    cnp_pcp: u64,
+    line_rate: u64,
+    min_rate: u64,
+    min_dec: u64,
+    g: u64,
+    alpha_period: u64,
+    time_reset: u64,
+    byte_reset: u64,
+    threshold: u64,
+    ai_rate: u64,
+    hai_rate: u64,
+    initial_alpha: u64,
+    first_cnp_rate: u64,
+    clamp_tgt: u64,
+}
+
+/// `mr_cn_event`: one `s_evt_*` transaction.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct RawEvent {
+    kind: u64,
+    time: u64,
+    qp: u64,
+    ce: u64,
+    len: u64,
+    ipv6: u64,
+    vlan_valid: u64,
+    vlan_id: u64,
+    eth_dst: u64,
+    eth_src: u64,
+    ip_src_hi: u64,
+    ip_src_lo: u64,
+    ip_dst_hi: u64,
+    ip_dst_lo: u64,
+    udp_sport: u64,
+    src_qp_valid: u64,
+    src_qp: u64,
+    extent_valid: u64,
+    extent: u64,
+}
+
+/// `MR_CN_CNP_MAX` of `csrc/cn_abi.h`.
+const CNP_MAX: usize = 128;
+/// `flags` bits of a collected CNP (`csrc/cn_abi.h`).
+pub const CNP_TUSER_CHANGED: u64 = 1;
+pub const CNP_BAD_TKEEP: u64 = 2;
+pub const CNP_TOO_LONG: u64 = 4;
+
+/// `mr_cn_cnp`: one CNP frame from `m_axis_*`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RtlCnp {
+    /// Cycle of the last beat.
+    pub cycle: u64,
+    /// `m_axis_tuser`: the emit tick.
+    pub tick: u64,
+    pub len: u64,
+    pub flags: u64,
+    pub bytes: [u8; CNP_MAX],
+}
+
+impl Default for RtlCnp {
+    fn default() -> Self {
+        RtlCnp { cycle: 0, tick: 0, len: 0, flags: 0, bytes: [0; CNP_MAX] }
+    }
+}
+
+impl RtlCnp {
+    pub fn frame(&self) -> &[u8] {
+        &self.bytes[..(self.len as usize).min(CNP_MAX)]
+    }
+}
+
+/// `mr_cn_rate`: one `m_rate_*` transaction.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RtlRate {
+    pub cycle: u64,
+    pub time: u64,
+    pub qp: u64,
+    pub rate: u64,
+    pub target: u64,
+    pub alpha: u64,
+    pub stage: u64,
+    pub trigger: u64,
+}
+
+extern "C" {
+    fn mr_cn_new(variant: *const c_char, seed: u64, idle_pct: u32, stall_pct: u32, cfg: *const RawConfig)
+        -> *mut c_void;
+    fn mr_cn_free(sim: *mut c_void);
+    fn mr_cn_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
+    fn mr_cn_push(
+        sim: *mut c_void,
+        events: *const RawEvent,
+        n: usize,
+        cnps: *mut RtlCnp,
+        cnp_cap: usize,
+        cnp_count: *mut usize,
+        rates: *mut RtlRate,
+        rate_cap: usize,
+        rate_count: *mut usize,
+        max_cycles: u64,
+    ) -> usize;
+    fn mr_cn_cycles(sim: *mut c_void) -> u64;
+    fn mr_cn_assertion(sim: *mut c_void) -> *const c_char;
+    fn mr_cn_assertion_cycle(sim: *mut c_void) -> u64;
+    fn mr_cn_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
+    fn mr_cn_trace_close(sim: *mut c_void);
+}
+
+/// Cycles the block may spend on one batch without taking an event or
+/// producing anything before the harness calls it stalled. The reaction
+/// point works off one timer expiry per cycle; after seconds of quiet a QP
+/// below line rate can owe hundreds of thousands of them.
+pub const CN_STALL_CYCLES: u64 = 50_000_000;
+/// Cycles per FFI call.
+const CYCLES_PER_CALL: u64 = 1 << 20;
+/// Output buffer room per call.
+const OUT_ROOM: usize = 4096;
+
+/// Why the RTL block stopped before its work was done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CnStop {
+    /// An assertion failed: message and cycle.
+    Assertion(String, u64),
+    /// Nothing moved for `CN_STALL_CYCLES` cycles.
+    Stalled(u64),
+}
+
+/// One Verilated `roce_cn`.
+pub struct RtlCn {
+    sim: NonNull<c_void>,
+    pub width: u32,
+    events: Vec<RawEvent>,
+    pub cnps: Vec<RtlCnp>,
+    pub rates: Vec<RtlRate>,
+}
+
+// The model belongs to one RtlCn and is only touched through &mut self.
+unsafe impl Send for RtlCn {}
+
+/// The Verilated class of the CN block at `width`.
+pub fn cn_prefix(width: u32) -> String {
+    format!("Vcn{width}")
+}
+
+impl RtlCn {
+    /// A fresh block after reset and its RAM-clearing sweep, configured.
+    pub fn new(width: u32, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
+        let cfg = RawConfig {
+            metaroce: regs.metaroce.into(),
+            cnp_interval: regs.cnp_interval_ns.into(),
+            cnp_dscp: regs.cnp_dscp.into(),
+            cnp_pcp: regs.cnp_pcp.into(),
+            line_rate: regs.line_rate_kbps.into(),
+            min_rate: regs.min_rate_kbps.into(),
+            min_dec: regs.min_dec_q15.into(),
+            g: regs.g.into(),
+            alpha_period: regs.alpha_period_ns.into(),
+            time_reset: regs.time_reset_ns.into(),
+            byte_reset: regs.byte_reset.into(),
+            threshold: regs.threshold.into(),
+            ai_rate: regs.ai_kbps.into(),
+            hai_rate: regs.hai_kbps.into(),
+            initial_alpha: regs.initial_alpha.into(),
+            first_cnp_rate: regs.first_cnp_kbps.into(),
+            clamp_tgt: regs.clamp_tgt.into(),
+        };
+        let prefix = CString::new(cn_prefix(width)).expect("no NUL in a prefix");
+        // SAFETY: a NUL-terminated name, plain values and a live config struct.
+        let sim =
+            unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
+        let sim = NonNull::new(sim).ok_or_else(|| format!("no congestion-notification RTL model at DATA_WIDTH {width}"))?;
+        Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new() })
+    }
+
+    pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
+        // SAFETY: `sim` is live.
+        if unsafe { mr_cn_load_qp(self.sim.as_ptr(), local.into(), remote.into()) } {
+            Ok(())
+        } else {
+            Err(format!("the RTL did not take QP context {local} -> {remote}"))
+        }
+    }
+
+    pub fn cycles(&self) -> u64 {
+        // SAFETY: `sim` is live.
+        unsafe { mr_cn_cycles(self.sim.as_ptr()) }
+    }
+
+    pub fn assertion(&self) -> Option<(String, u64)> {
+        // SAFETY: `sim` is live; the string lives in it until the next call.
+        let message = unsafe { mr_cn_assertion(self.sim.as_ptr()) };
+        if message.is_null() {
+            return None;
+        }
+        let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
+        Some((text, unsafe { mr_cn_assertion_cycle(self.sim.as_ptr()) }))
+    }
+
+    pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
+        let c_path = path_to_c(path)?;
+        // SAFETY: a NUL-terminated path.
+        if unsafe { mr_cn_trace_open(self.sim.as_ptr(), c_path.as_ptr(), from, to) } {
+            Ok(())
+        } else {
+            Err(format!("cannot open {} for the waveform", path.display()))
+        }
+    }
+
+    pub fn close_trace(&mut self) {
+        // SAFETY: `sim` is live.
+        unsafe { mr_cn_trace_close(self.sim.as_ptr()) }
+    }
+
+    /// Sends `events` in order; outputs append to `self.cnps` / `self.rates`.
+    pub fn push(&mut self, events: &[CnEvent]) -> Result<(), CnStop> {
+        self.events.clear();
+        self.events.extend(events.iter().map(raw_event));
+        let mut sent = 0;
+        let mut quiet = 0u64;
+        while sent < self.events.len() {
+            let (taken, produced) = self.call(sent)?;
+            sent += taken;
+            quiet = if taken + produced == 0 { quiet + CYCLES_PER_CALL } else { 0 };
+            if quiet >= CN_STALL_CYCLES {
+                return Err(CnStop::Stalled(self.cycles()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Clocks until the block is idle, collecting the outputs.
+    pub fn drain(&mut self) -> Result<(), CnStop> {
+        self.events.clear();
+        let mut quiet = 0u64;
+        loop {
+            let before = self.cycles();
+            let (_, produced) = self.call(0)?;
+            let ran = self.cycles() - before;
+            if ran < CYCLES_PER_CALL && produced < OUT_ROOM {
+                return Ok(());
+            }
+            quiet = if produced == 0 { quiet + ran } else { 0 };
+            if quiet >= CN_STALL_CYCLES {
+                return Err(CnStop::Stalled(self.cycles()));
+            }
+        }
+    }
+
+    /// One FFI call from event `from`; returns (events taken, outputs).
+    fn call(&mut self, from: usize) -> Result<(usize, usize), CnStop> {
+        let (cnp_base, rate_base) = (self.cnps.len(), self.rates.len());
+        self.cnps.resize(cnp_base + OUT_ROOM, RtlCnp::default());
+        self.rates.resize(rate_base + OUT_ROOM, RtlRate::default());
+        let (mut cnp_count, mut rate_count) = (0usize, 0usize);
+        // SAFETY: each pointer covers the count passed with it.
+        let taken = unsafe {
+            mr_cn_push(
+                self.sim.as_ptr(),
+                self.events[from..].as_ptr(),
+                self.events.len() - from,
+                self.cnps[cnp_base..].as_mut_ptr(),
+                OUT_ROOM,
+                &mut cnp_count,
+                self.rates[rate_base..].as_mut_ptr(),
+                OUT_ROOM,
+                &mut rate_count,
+                CYCLES_PER_CALL,
+            )
+        };
+        self.cnps.truncate(cnp_base + cnp_count);
+        self.rates.truncate(rate_base + rate_count);
+        if let Some((message, cycle)) = self.assertion() {
+            return Err(CnStop::Assertion(message, cycle));
+        }
+        Ok((taken, cnp_count + rate_count))
+    }
+}
+
+impl Drop for RtlCn {
+    fn drop(&mut self) {
+        // SAFETY: created by mr_cn_new, freed once.
+        unsafe { mr_cn_free(self.sim.as_ptr()) }
+    }
+}
+
+fn mac(bytes: [u8; 6]) -> u64 {
+    bytes.iter().fold(0, |acc, &b| acc << 8 | u64::from(b))
+}
+
+fn raw_event(e: &CnEvent) -> RawEvent {
+    let (src, dst) = (u128::from_be_bytes(e.ip_src), u128::from_be_bytes(e.ip_dst));
+    RawEvent {
+        kind: e.kind as u64,
+        time: e.time,
+        qp: e.qp.into(),
+        ce: e.ce.into(),
+        len: e.len.into(),
+        ipv6: e.ipv6.into(),
+        vlan_valid: e.vlan_id.is_some().into(),
+        vlan_id: e.vlan_id.unwrap_or(0).into(),
+        eth_dst: mac(e.eth_dst),
+        eth_src: mac(e.eth_src),
+        ip_src_hi: (src >> 64) as u64,
+        ip_src_lo: src as u64,
+        ip_dst_hi: (dst >> 64) as u64,
+        ip_dst_lo: dst as u64,
+        udp_sport: e.udp_sport.into(),
+        src_qp_valid: e.src_qp.is_some().into(),
+        src_qp: e.src_qp.unwrap_or(0).into(),
+        extent_valid: e.extent.is_some().into(),
+        extent: e.extent.unwrap_or(0).into(),
+    }
+}

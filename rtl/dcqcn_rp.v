@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * Reaction point: per-QP DCQCN, or the MetaRoCE cut (SPEC.md §6.4).
+ * Received CNPs cut a QP's rate; its transmitted bytes and its timers
+ * raise it again. Rates are kb/s, alpha and the CE extent Q1.15.
+ *
+ * Timers catch up lazily: each QP's RAM word holds the tick of its next
+ * alpha update and next timer increase. An event for a QP first works off
+ * the expiries up to the event's tick, one per cycle (alpha first on a
+ * tie), each rate change stamped with its expiry tick; then it applies the
+ * event. The alpha timer stops at alpha 0; a QP at line rate with alpha 0
+ * stops both.
+ *
+ * Cycles per event: accept, RAM read, one per expiry worked off, apply
+ * (which writes the RAM back); a cycle more while the rate output is full.
+ *
+ * | port               | width | meaning                                          |
+ * |--------------------|-------|--------------------------------------------------|
+ * | s_evt_time         | 64    | tick (ns); never decreases                       |
+ * | s_evt_cnp          | 1     | 1: CNP received for the QP, 0: bytes it sent     |
+ * | s_evt_qp           | 24    | local QP                                         |
+ * | s_evt_len          | 17    | bytes sent (transmit events)                     |
+ * | s_evt_extent_valid | 1     | the CNP carried a MetaRoCE CE extent             |
+ * | s_evt_extent       | 16    | that extent, Q1.15                               |
+ * | m_rate_time        | 64    | tick of the step                                 |
+ * | m_rate_qp          | 24    | QP                                               |
+ * | m_rate_rate        | 32    | current rate Rc after the step, kb/s             |
+ * | m_rate_target      | 32    | target rate Rt after the step, kb/s              |
+ * | m_rate_alpha       | 16    | alpha after the step, Q1.15                      |
+ * | m_rate_stage       | 2     | 0 cut, 1 fast recovery, 2 additive, 3 hyper      |
+ * | m_rate_trigger     | 2     | 0 CNP, 1 timer, 2 byte counter                   |
+ * | busy               | 1     | an event or rate change is still in the block    |
+ *
+ * RAM word (RP_ENTRY_WIDTH bits), high to low: rate 32, target 32,
+ * alpha 16, running, cut_seen, alpha_due 64, increase_due 64, bytes 32,
+ * timer_stage 8, byte_stage 8.
+ */
+module dcqcn_rp #(
+    parameter QP_COUNT = 1024
+) (
+    input  wire         clk,
+    input  wire         rst,
+
+    input  wire         cfg_metaroce,
+    input  wire [31:0]  cfg_line_rate,
+    input  wire [31:0]  cfg_min_rate,
+    input  wire [15:0]  cfg_min_dec,
+    input  wire [10:0]  cfg_g,
+    input  wire [31:0]  cfg_alpha_period,
+    input  wire [31:0]  cfg_time_reset,
+    input  wire [31:0]  cfg_byte_reset,
+    input  wire [7:0]   cfg_threshold,
+    input  wire [31:0]  cfg_ai_rate,
+    input  wire [31:0]  cfg_hai_rate,
+    input  wire [15:0]  cfg_initial_alpha,
+    input  wire [31:0]  cfg_first_cnp_rate,
+    input  wire         cfg_clamp_tgt,
+
+    input  wire         s_evt_valid,
+    output wire         s_evt_ready,
+    input  wire [63:0]  s_evt_time,
+    input  wire         s_evt_cnp,
+    input  wire [23:0]  s_evt_qp,
+    input  wire [16:0]  s_evt_len,
+    input  wire         s_evt_extent_valid,
+    input  wire [15:0]  s_evt_extent,
+
+    output wire         m_rate_valid,
+    input  wire         m_rate_ready,
+    output wire [63:0]  m_rate_time,
+    output wire [23:0]  m_rate_qp,
+    output wire [31:0]  m_rate_rate,
+    output wire [31:0]  m_rate_target,
+    output wire [15:0]  m_rate_alpha,
+    output wire [1:0]   m_rate_stage,
+    output wire [1:0]   m_rate_trigger,
+
+    output wire         busy
+);
+
+localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
+localparam RP_ENTRY_WIDTH = 32 + 32 + 16 + 1 + 1 + 64 + 64 + 32 + 8 + 8;
+localparam [15:0] FRACTION_ONE = 16'h8000;
+
+localparam [2:0]
+    STATE_INIT = 3'd0,
+    STATE_IDLE = 3'd1,
+    STATE_READ = 3'd2,
+    STATE_CATCH_UP = 3'd3,
+    STATE_APPLY = 3'd4;
+
+localparam [1:0]
+    STAGE_CUT = 2'd0,
+    STAGE_FAST_RECOVERY = 2'd1,
+    STAGE_ADDITIVE = 2'd2,
+    STAGE_HYPER = 2'd3;
+
+localparam [1:0]
+    TRIGGER_CNP = 2'd0,
+    TRIGGER_TIMER = 2'd1,
+    TRIGGER_BYTES = 2'd2;
+
+generate
+    if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
+        $error("dcqcn_rp: QP_COUNT must be 1..2^24");
+    end
+endgenerate
+
+reg [2:0] state_reg = STATE_INIT, state_next;
+reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
+
+reg [63:0] evt_time_reg;
+reg        evt_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] evt_qp_reg;
+reg [16:0] evt_len_reg;
+reg        evt_extent_valid_reg;
+reg [15:0] evt_extent_reg;
+
+// The QP's state while its event is handled.
+reg [31:0] rate_reg, rate_next;
+reg [31:0] target_reg, target_next;
+reg [15:0] alpha_reg, alpha_next;
+reg        running_reg, running_next;
+reg        cut_seen_reg, cut_seen_next;
+reg [63:0] alpha_due_reg, alpha_due_next;
+reg [63:0] increase_due_reg, increase_due_next;
+reg [31:0] bytes_reg, bytes_next;
+reg [7:0]  timer_stage_reg, timer_stage_next;
+reg [7:0]  byte_stage_reg, byte_stage_next;
+
+reg        m_rate_valid_reg = 1'b0, m_rate_valid_next;
+reg [63:0] m_rate_time_reg, m_rate_time_next;
+reg [1:0]  m_rate_stage_reg, m_rate_stage_next;
+reg [1:0]  m_rate_trigger_reg, m_rate_trigger_next;
+reg [31:0] m_rate_rate_reg, m_rate_rate_next;
+reg [31:0] m_rate_target_reg, m_rate_target_next;
+reg [15:0] m_rate_alpha_reg, m_rate_alpha_next;
+reg [23:0] m_rate_qp_reg, m_rate_qp_next;
+
+reg [RP_ENTRY_WIDTH-1:0] mem [0:QP_COUNT-1];
+reg [RP_ENTRY_WIDTH-1:0] rd_data_reg;
+reg                      rd_en;
+reg                      wr_en;
+reg [QP_INDEX_WIDTH-1:0] wr_addr;
+reg [RP_ENTRY_WIDTH-1:0] wr_data;
+
+assign s_evt_ready = state_reg == STATE_IDLE;
+assign busy = state_reg != STATE_IDLE || m_rate_valid_reg;
+assign m_rate_valid = m_rate_valid_reg;
+assign m_rate_time = m_rate_time_reg;
+assign m_rate_qp = m_rate_qp_reg;
+assign m_rate_rate = m_rate_rate_reg;
+assign m_rate_target = m_rate_target_reg;
+assign m_rate_alpha = m_rate_alpha_reg;
+assign m_rate_stage = m_rate_stage_reg;
+assign m_rate_trigger = m_rate_trigger_reg;
+
+wire out_free = !m_rate_valid_reg || m_rate_ready;
+
+// Products keep the bits their formula reads; the rest are unused.
+/* verilator lint_off UNUSEDSIGNAL */
+// alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
+// and g <= 2^10, so bit 26 is never set).
+wire [26:0] alpha_g = alpha_reg * cfg_g;
+wire [15:0] alpha_decayed = alpha_reg - alpha_g[25:10] - {15'd0, alpha_g[9:0] != 10'd0};
+
+// The timer expiry due first, and whether it is due by the event's tick.
+// The alpha timer runs while alpha is above 0 (a decay of 0 changes nothing).
+wire        alpha_first = alpha_reg != 0 && alpha_due_reg <= increase_due_reg;
+wire [63:0] next_due = alpha_first ? alpha_due_reg : increase_due_reg;
+wire        expiry_due = running_reg && next_due <= evt_time_reg;
+
+// One increase step; stage counts as they are after this step's count.
+wire        by_timer = state_reg == STATE_CATCH_UP;
+wire [7:0]  timer_stage_inc = timer_stage_reg == 8'hFF ? 8'hFF : timer_stage_reg + 8'd1;
+wire [7:0]  byte_stage_inc = byte_stage_reg == 8'hFF ? 8'hFF : byte_stage_reg + 8'd1;
+wire [7:0]  step_timer_stage = by_timer ? timer_stage_inc : timer_stage_reg;
+wire [7:0]  step_byte_stage = by_timer ? byte_stage_reg : byte_stage_inc;
+wire [7:0]  stage_high = step_timer_stage > step_byte_stage ? step_timer_stage : step_byte_stage;
+wire [7:0]  stage_low = step_timer_stage > step_byte_stage ? step_byte_stage : step_timer_stage;
+wire [7:0]  hyper_steps = stage_low - cfg_threshold;
+wire [39:0] hyper_add = hyper_steps * cfg_hai_rate;
+wire [40:0] target_hyper_sum = {9'd0, target_reg} + {1'd0, hyper_add};
+wire [32:0] target_ai_sum = {1'b0, target_reg} + {1'b0, cfg_ai_rate};
+reg  [1:0]  inc_stage;
+reg  [31:0] inc_target;
+always @* begin
+    if (stage_high < cfg_threshold) begin
+        inc_stage = STAGE_FAST_RECOVERY;
+        inc_target = target_reg;
+    end else if (stage_low > cfg_threshold) begin
+        inc_stage = STAGE_HYPER;
+        inc_target = target_hyper_sum > {9'd0, cfg_line_rate} ? cfg_line_rate : target_hyper_sum[31:0];
+    end else begin
+        inc_stage = STAGE_ADDITIVE;
+        inc_target = target_ai_sum > {1'b0, cfg_line_rate} ? cfg_line_rate : target_ai_sum[31:0];
+    end
+end
+// (Rt + Rc) / 2 rounded up, so the rate reaches the target.
+wire [32:0] inc_rate_sum = {1'b0, inc_target} + {1'b0, rate_reg} + 33'd1;
+wire [31:0] inc_rate = inc_rate_sum[32:1];
+wire        inc_changed = inc_rate != rate_reg || inc_target != target_reg;
+wire        converged_after_inc = inc_rate == cfg_line_rate && inc_target == cfg_line_rate && alpha_reg == 0;
+
+// The cut on a CNP.
+wire        use_extent = cfg_metaroce && evt_extent_valid_reg;
+// An extent above 1.0 (a malformed CNP) counts as 1.0.
+wire [15:0] extent = evt_extent_reg > FRACTION_ONE ? FRACTION_ONE : evt_extent_reg;
+wire [15:0] cut_fraction = use_extent ? extent : alpha_reg;
+wire [47:0] cut_product = rate_reg * cut_fraction;
+wire [31:0] rate_cut = rate_reg - cut_product[47:16];
+wire [47:0] floor_product = rate_reg * cfg_min_dec;
+wire [31:0] rate_floor = floor_product[46:15];
+wire [31:0] rate_cut_limited = rate_cut > rate_floor ? rate_cut : rate_floor;
+wire        first_cut = !cut_seen_reg && cfg_first_cnp_rate != 0;
+wire [31:0] rate_first = cfg_first_cnp_rate < rate_reg ? cfg_first_cnp_rate : rate_reg;
+wire [31:0] rate_after_cut_raw = first_cut ? rate_first : rate_cut_limited;
+wire [31:0] rate_after_cut = rate_after_cut_raw > cfg_min_rate ? rate_after_cut_raw : cfg_min_rate;
+wire [26:0] extent_g = extent * cfg_g;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [15:0] alpha_gain = use_extent ? extent_g[25:10] : {cfg_g, 5'd0};
+wire        clamp_target = cfg_clamp_tgt || timer_stage_reg != 0 || byte_stage_reg != 0;
+
+// The byte counter.
+wire [32:0] bytes_sum = {1'b0, bytes_reg} + {16'd0, evt_len_reg};
+wire        byte_step = bytes_sum >= {1'b0, cfg_byte_reset};
+
+always @* begin
+    state_next = state_reg;
+    init_addr_next = init_addr_reg;
+    rate_next = rate_reg;
+    target_next = target_reg;
+    alpha_next = alpha_reg;
+    running_next = running_reg;
+    cut_seen_next = cut_seen_reg;
+    alpha_due_next = alpha_due_reg;
+    increase_due_next = increase_due_reg;
+    bytes_next = bytes_reg;
+    timer_stage_next = timer_stage_reg;
+    byte_stage_next = byte_stage_reg;
+
+    m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
+    m_rate_time_next = m_rate_time_reg;
+    m_rate_stage_next = m_rate_stage_reg;
+    m_rate_trigger_next = m_rate_trigger_reg;
+    m_rate_rate_next = m_rate_rate_reg;
+    m_rate_target_next = m_rate_target_reg;
+    m_rate_alpha_next = m_rate_alpha_reg;
+    m_rate_qp_next = m_rate_qp_reg;
+
+    rd_en = 1'b0;
+    wr_en = 1'b0;
+    wr_addr = evt_qp_reg;
+    wr_data = {rate_reg, target_reg, alpha_reg, running_reg, cut_seen_reg, alpha_due_reg, increase_due_reg,
+               bytes_reg, timer_stage_reg, byte_stage_reg};
+
+    case (state_reg)
+        STATE_INIT: begin
+            // Every QP starts at line rate with the initial alpha, timers stopped.
+            wr_en = 1'b1;
+            wr_addr = init_addr_reg;
+            wr_data = {cfg_line_rate, cfg_line_rate, cfg_initial_alpha, {(RP_ENTRY_WIDTH-80){1'b0}}};
+            init_addr_next = init_addr_reg + 1;
+            if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+                state_next = STATE_IDLE;
+            end
+        end
+        STATE_IDLE: begin
+            if (s_evt_valid && {8'd0, s_evt_qp} < QP_COUNT) begin
+                rd_en = 1'b1;
+                state_next = STATE_READ;
+            end
+        end
+        STATE_READ: begin
+            {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
+             bytes_next, timer_stage_next, byte_stage_next} = rd_data_reg;
+            state_next = STATE_CATCH_UP;
+        end
+        STATE_CATCH_UP: begin
+            if (!expiry_due) begin
+                state_next = STATE_APPLY;
+            end else if (alpha_first) begin
+                alpha_next = alpha_decayed;
+                alpha_due_next = alpha_due_reg + {32'd0, cfg_alpha_period};
+                if (rate_reg == cfg_line_rate && target_reg == cfg_line_rate && alpha_decayed == 0) begin
+                    running_next = 1'b0;
+                end
+            end else if (out_free) begin
+                timer_stage_next = timer_stage_inc;
+                rate_next = inc_rate;
+                target_next = inc_target;
+                increase_due_next = increase_due_reg + {32'd0, cfg_time_reset};
+                if (converged_after_inc) begin
+                    running_next = 1'b0;
+                end
+                if (inc_changed) begin
+                    m_rate_valid_next = 1'b1;
+                    m_rate_time_next = increase_due_reg;
+                    m_rate_stage_next = inc_stage;
+                    m_rate_trigger_next = TRIGGER_TIMER;
+                    m_rate_rate_next = inc_rate;
+                    m_rate_target_next = inc_target;
+                    m_rate_alpha_next = alpha_reg;
+                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+                end
+            end
+        end
+        STATE_APPLY: begin
+            if (evt_cnp_reg) begin
+                if (out_free) begin
+                    rate_next = rate_after_cut;
+                    target_next = clamp_target ? rate_reg : target_reg;
+                    alpha_next = alpha_decayed + alpha_gain;
+                    running_next = 1'b1;
+                    cut_seen_next = 1'b1;
+                    timer_stage_next = 8'd0;
+                    byte_stage_next = 8'd0;
+                    bytes_next = 32'd0;
+                    alpha_due_next = evt_time_reg + {32'd0, cfg_alpha_period};
+                    increase_due_next = evt_time_reg + {32'd0, cfg_time_reset};
+                    m_rate_valid_next = 1'b1;
+                    m_rate_time_next = evt_time_reg;
+                    m_rate_stage_next = STAGE_CUT;
+                    m_rate_trigger_next = TRIGGER_CNP;
+                    m_rate_rate_next = rate_after_cut;
+                    m_rate_target_next = clamp_target ? rate_reg : target_reg;
+                    m_rate_alpha_next = alpha_decayed + alpha_gain;
+                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+                    state_next = STATE_IDLE;
+                end
+            end else if (!running_reg) begin
+                state_next = STATE_IDLE;
+            end else if (!byte_step) begin
+                bytes_next = bytes_sum[31:0];
+                state_next = STATE_IDLE;
+            end else if (out_free) begin
+                bytes_next = 32'd0;
+                byte_stage_next = byte_stage_inc;
+                rate_next = inc_rate;
+                target_next = inc_target;
+                if (converged_after_inc) begin
+                    running_next = 1'b0;
+                end
+                if (inc_changed) begin
+                    m_rate_valid_next = 1'b1;
+                    m_rate_time_next = evt_time_reg;
+                    m_rate_stage_next = inc_stage;
+                    m_rate_trigger_next = TRIGGER_BYTES;
+                    m_rate_rate_next = inc_rate;
+                    m_rate_target_next = inc_target;
+                    m_rate_alpha_next = alpha_reg;
+                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+                end
+                state_next = STATE_IDLE;
+            end
+            if (state_next == STATE_IDLE) begin
+                wr_en = 1'b1;
+                wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
+                           increase_due_next, bytes_next, timer_stage_next, byte_stage_next};
+            end
+        end
+        default: state_next = STATE_IDLE;
+    endcase
+end
+
+always @(posedge clk) begin
+    state_reg <= state_next;
+    init_addr_reg <= init_addr_next;
+    rate_reg <= rate_next;
+    target_reg <= target_next;
+    alpha_reg <= alpha_next;
+    running_reg <= running_next;
+    cut_seen_reg <= cut_seen_next;
+    alpha_due_reg <= alpha_due_next;
+    increase_due_reg <= increase_due_next;
+    bytes_reg <= bytes_next;
+    timer_stage_reg <= timer_stage_next;
+    byte_stage_reg <= byte_stage_next;
+
+    m_rate_valid_reg <= m_rate_valid_next;
+    m_rate_time_reg <= m_rate_time_next;
+    m_rate_stage_reg <= m_rate_stage_next;
+    m_rate_trigger_reg <= m_rate_trigger_next;
+    m_rate_rate_reg <= m_rate_rate_next;
+    m_rate_target_reg <= m_rate_target_next;
+    m_rate_alpha_reg <= m_rate_alpha_next;
+    m_rate_qp_reg <= m_rate_qp_next;
+
+    if (state_reg == STATE_IDLE && s_evt_valid) begin
+        evt_time_reg <= s_evt_time;
+        evt_cnp_reg <= s_evt_cnp;
+        evt_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
+        evt_len_reg <= s_evt_len;
+        evt_extent_valid_reg <= s_evt_extent_valid;
+        evt_extent_reg <= s_evt_extent;
+    end
+
+    if (rd_en) begin
+        rd_data_reg <= mem[s_evt_qp[QP_INDEX_WIDTH-1:0]];
+    end
+    if (wr_en) begin
+        mem[wr_addr] <= wr_data;
+    end
+
+    if (rst) begin
+        state_reg <= STATE_INIT;
+        init_addr_reg <= 0;
+        m_rate_valid_reg <= 1'b0;
+    end
+end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+reg [63:0] last_time_reg = 0;
+always @(posedge clk) begin
+    if (!rst && s_evt_valid && s_evt_ready) begin
+        last_time_reg <= s_evt_time;
+        assert (s_evt_time >= last_time_reg)
+        else metaroce_assertion_failed("dcqcn_rp: event time went backwards");
+    end
+    if (!rst && state_reg == STATE_CATCH_UP) begin
+        assert (rate_reg <= target_reg && target_reg <= cfg_line_rate && rate_reg >= cfg_min_rate)
+        else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
+        assert (alpha_reg <= FRACTION_ONE)
+        else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
+    end
+end
+`endif
+
+endmodule
+
+`resetall
