@@ -433,16 +433,32 @@ const EVENT_BATCH: usize = 1024;
 /// Runs one capture's events through golden model and RTL CN block.
 pub fn cosim_cn_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
     let started = Instant::now();
-    let mut run = CaptureRun::for_block(capture, options, "cn");
-    let clock = Instant::now();
     let stimulus = match CaptureReader::open(capture) {
         Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
         Err(e) => {
+            let mut run = CaptureRun::for_block(capture, options, "cn");
             run.ending = Ending::CaptureError(e);
             return run;
         }
     };
-    let clock = run.phases.capture_io.lap(clock);
+    let mut run = cosim_cn_stimulus(capture, stimulus, options, setup, &setup.regs);
+    run.phases.capture_io.0 = started.elapsed() - run.elapsed;
+    run.elapsed = started.elapsed();
+    run
+}
+
+/// The CN cosim of a stimulus; the RTL gets `rtl_regs` (the setup's, but
+/// for the harness's own tests, which give it others to see it diverge).
+pub fn cosim_cn_stimulus(
+    capture: &Path,
+    stimulus: CnStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    rtl_regs: &CcRegisters,
+) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, "cn");
+    let clock = Instant::now();
     let golden = run_golden(setup, &stimulus);
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
@@ -464,7 +480,7 @@ pub fn cosim_cn_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup)
         rtl_last: [VecDeque::new(), VecDeque::new()],
     };
     run.phases.compare.lap(clock);
-    let ending = cosim_cn_events(&stimulus, options, setup, &mut compare, &mut run);
+    let ending = cosim_cn_events(&stimulus, options, setup, rtl_regs, &mut compare, &mut run);
     run.ending = match (ending, stimulus.error) {
         (Ok(()), Some(e)) => Ending::CaptureError(e),
         (Ok(()), None) => {
@@ -486,11 +502,12 @@ fn cosim_cn_events(
     stimulus: &CnStimulus,
     options: &CosimOptions,
     setup: &CnSetup,
+    rtl_regs: &CcRegisters,
     compare: &mut CnComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut clock = Instant::now();
-    let mut rtl = RtlCn::new(options.model.width, options.handshake, &setup.regs).map_err(Ending::Setup)?;
+    let mut rtl = RtlCn::new(options.model.width, options.handshake, rtl_regs).map_err(Ending::Setup)?;
     for ctx in &setup.nic.qps {
         rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
     }

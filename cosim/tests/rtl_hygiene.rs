@@ -1,21 +1,28 @@
-//! RTL hygiene: Verilator -Wall lint at every legal DATA_WIDTH, refusal of
-//! illegal widths at elaboration, and Yosys synthesis (generic and Xilinx)
-//! with no latches and no combinational loops at 64 and 512 bits.
+//! RTL hygiene: Verilator -Wall lint of every block at every legal
+//! DATA_WIDTH (assertions on and off), refusal of illegal widths at
+//! elaboration, and Yosys synthesis with no latches and no combinational
+//! loops at 64 and 512 bits.
 
 mod common;
 
 use std::process::Command;
 
-/// The parser's source list, as rtl/parser.f gives it.
-fn parser_sources() -> Vec<String> {
-    let list = std::fs::read_to_string(common::workspace().join("rtl/parser.f")).unwrap();
+/// Every Verilated block: its top module and source list (top first).
+const BLOCKS: [(&str, &str); 2] = [("roce_parser", "rtl/parser.f"), ("roce_cn", "rtl/cn.f")];
+
+/// A block's source list, as its `.f` file gives it.
+fn sources(list: &str) -> Vec<String> {
+    let list = std::fs::read_to_string(common::workspace().join(list)).unwrap();
     list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(String::from).collect()
 }
 
-fn verilator_lint(width: u32) -> std::process::Output {
-    Command::new("verilator")
-        .args(["--lint-only", "-Wall", &format!("-GDATA_WIDTH={width}"), "--top-module", "roce_parser"])
-        .args(parser_sources())
+fn verilator_lint(top: &str, list: &str, width: u32, assertions: bool) -> std::process::Output {
+    let mut cmd = Command::new("verilator");
+    cmd.args(["--lint-only", "-Wall", &format!("-GDATA_WIDTH={width}"), "--top-module", top]);
+    if assertions {
+        cmd.arg("+define+METAROCE_ASSERTIONS");
+    }
+    cmd.args(sources(list))
         .current_dir(common::workspace())
         .output()
         .expect("verilator runs (apt-get install verilator, or ci/setup.sh)")
@@ -23,43 +30,62 @@ fn verilator_lint(width: u32) -> std::process::Output {
 
 #[test]
 fn verilator_lint_is_clean_at_every_legal_width() {
-    for width in [64, 128, 256, 512] {
-        let out = verilator_lint(width);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success() && !stderr.contains("%Warning"), "DATA_WIDTH {width}:\n{stderr}");
+    for (top, list) in BLOCKS {
+        for width in [64, 128, 256, 512] {
+            for assertions in [false, true] {
+                let out = verilator_lint(top, list, width, assertions);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    out.status.success() && !stderr.contains("%Warning"),
+                    "{top} DATA_WIDTH {width} assertions {assertions}:\n{stderr}"
+                );
+            }
+        }
     }
 }
 
 #[test]
 fn illegal_widths_are_refused_at_elaboration() {
-    for width in [32, 96, 1024] {
-        let out = Command::new("verilator")
-            .args(["--cc", "-Mdir"])
-            .arg(std::env::temp_dir().join(format!("metaroce-badwidth-{width}-{}", std::process::id())))
-            .args([&format!("-GDATA_WIDTH={width}"), "--top-module", "roce_parser"])
-            .args(parser_sources())
-            .current_dir(common::workspace())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && stderr.contains("DATA_WIDTH must be"), "DATA_WIDTH {width}:\n{stderr}");
+    for (top, list) in BLOCKS {
+        for width in [32, 96, 1024] {
+            let out = Command::new("verilator")
+                .args(["--cc", "-Mdir"])
+                .arg(std::env::temp_dir().join(format!("metaroce-badwidth-{top}-{width}-{}", std::process::id())))
+                .args([&format!("-GDATA_WIDTH={width}"), "--top-module", top])
+                .args(sources(list))
+                .current_dir(common::workspace())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success() && stderr.contains("DATA_WIDTH must be"),
+                "{top} DATA_WIDTH {width}:\n{stderr}"
+            );
+        }
     }
 }
 
 #[test]
 fn yosys_synthesizes_without_latches_or_loops() {
-    // Generic gates (flattened) and Xilinx 7-series cells, at both widths.
-    // The Xilinx flow stays hierarchical: flattened, its mapping takes far
-    // longer (ci/synth-report.sh records both).
-    let sources = parser_sources().join(" ");
-    let flows = [("synth", "-flatten"), ("synth_xilinx", "")];
-    let runs: Vec<_> = flows
+    // The parser to generic gates (flattened) and to Xilinx 7-series cells,
+    // the congestion-notification block to Xilinx cells only: there its
+    // per-QP RAMs become block RAMs, where a generic flow would turn them
+    // into hundreds of thousands of flip-flops. The Xilinx flow stays
+    // hierarchical: flattened, its mapping takes far longer
+    // (ci/synth-report.sh records the figures).
+    let runs = [
+        ("roce_parser", "rtl/parser.f", "synth", "-flatten"),
+        ("roce_parser", "rtl/parser.f", "synth_xilinx", ""),
+        ("roce_cn", "rtl/cn.f", "synth_xilinx", ""),
+    ];
+    let children: Vec<_> = runs
         .iter()
-        .flat_map(|&flow| [64u32, 512].map(move |width| (flow, width)))
-        .map(|((flow, options), width)| {
+        .flat_map(|&run| [64u32, 512].map(move |width| (run, width)))
+        .map(|((top, list, flow, options), width)| {
             let script = format!(
-                "read_verilog {sources}; chparam -set DATA_WIDTH {width} roce_parser; {flow} -top roce_parser {options}; \
-                 check -assert; select -assert-none t:$dlatch t:$_DLATCH_* t:LDCE t:LDPE; stat"
+                "read_verilog {}; chparam -set DATA_WIDTH {width} {top}; {flow} -top {top} {options}; \
+                 check -assert; select -assert-none t:$dlatch t:$_DLATCH_* t:LDCE t:LDPE; stat",
+                sources(list).join(" ")
             );
             let child = Command::new("yosys")
                 .args(["-q", "-p", &script])
@@ -68,11 +94,15 @@ fn yosys_synthesizes_without_latches_or_loops() {
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .expect("yosys runs (apt-get install yosys, or ci/setup.sh)");
-            (flow, width, child)
+            (top, flow, width, child)
         })
         .collect();
-    for (flow, width, child) in runs {
+    for (top, flow, width, child) in children {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "yosys {flow} at DATA_WIDTH {width}:\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "yosys {flow} of {top} at DATA_WIDTH {width}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

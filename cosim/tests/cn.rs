@@ -1,0 +1,180 @@
+//! The congestion-notification block: cosim on every capture at both
+//! widths under random handshakes, the harness catching a wrong RTL, CNPs
+//! written as a capture that tshark decodes, the 20-second capture, and
+//! bad parameters refused.
+
+mod common;
+
+use std::process::Command;
+
+use metaroce_cosim::capture::CaptureReader;
+use metaroce_cosim::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, replay_cn, CnOverrides, CnRecord, CnSetup};
+use metaroce_cosim::harness::{CosimOptions, Ending};
+use metaroce_cosim::report::{DivergenceKind, Record};
+use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
+use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
+
+fn nic_setup(capture: &str) -> (std::path::PathBuf, CnSetup) {
+    let path = common::pcaps().join(capture);
+    let setup = CnSetup::for_capture(&path, &CnOverrides::default()).unwrap();
+    (path, setup)
+}
+
+#[test]
+fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes() {
+    let seed = common::seed("cn regression");
+    let (mut failures, mut cnps, mut rates) = (Vec::new(), 0, 0);
+    for capture in common::captures() {
+        let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+        for width in DATA_WIDTHS {
+            let options = CosimOptions::new(Model::plain(width), Handshake { seed, idle_pct: 25, stall_pct: 25 });
+            let run = cosim_cn_capture(&capture, &options, &setup);
+            match run.ending {
+                Ending::Matched => {
+                    let counts = run.cn.unwrap();
+                    cnps += counts.cnps;
+                    rates += counts.rate_changes;
+                }
+                Ending::Diverged(report) => failures.push(report.to_string()),
+                other => failures.push(format!("{}: {other:?}", capture.display())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(cnps > 200 && rates > 500, "too little compared: {cnps} CNPs, {rates} rate changes");
+}
+
+#[test]
+fn a_wrong_register_in_the_rtl_is_reported_field_by_field() {
+    let (capture, setup) = nic_setup("cn/dcqcn_stages.pcap");
+    let options = CosimOptions::new(Model::plain(64), Handshake { seed: 7, idle_pct: 10, stall_pct: 10 });
+    let stimulus = || read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
+    let mut wrong = setup.regs;
+    wrong.min_dec_q15 += 1;
+    wrong.initial_alpha -= 1;
+    let run = cosim_cn_stimulus(&capture, stimulus(), &options, &setup, &wrong);
+    let Ending::Diverged(d) = run.ending else { panic!("no divergence: {:?}", run.ending) };
+    assert_eq!((d.kind, d.block), (DivergenceKind::Mismatch, "cn.rate"), "{d}");
+    let fields: Vec<&str> = d.diffs.iter().map(|f| f.field.as_str()).collect();
+    assert!(fields.contains(&"rate_mbps") && fields.contains(&"alpha"), "{d}");
+    assert!(d.repro.contains("--block cn") && d.to_string().contains("cn.rate transaction 0"), "{d}");
+
+    let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
+    let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
+    let mut wrong = setup.regs;
+    wrong.cnp_dscp = 46;
+    let run = cosim_cn_stimulus(&capture, stimulus, &options, &setup, &wrong);
+    let Ending::Diverged(d) = run.ending else { panic!("no divergence: {:?}", run.ending) };
+    assert_eq!((d.kind, d.block, d.diffs[0].field.as_str()), (DivergenceKind::Mismatch, "cn.cnp", "frame"), "{d}");
+}
+
+#[test]
+fn cnps_written_by_out_pcap_carry_a_valid_icrc_and_decode_in_tshark() {
+    let tshark = std::env::var("TSHARK").unwrap_or_else(|_| "tshark".into());
+    let mut checked = 0;
+    for name in ["cn/incast_8to1.pcap", "cn/incast_8to1_metaroce.pcap", "cn/all_to_all_4.pcap", "cn/idle_gaps_20s.pcap"]
+    {
+        let capture = common::pcaps().join(name);
+        let out_pcap = common::scratch(&name.replace('/', "_"));
+        let status = Command::new(env!("CARGO_BIN_EXE_metaroce"))
+            .args(["replay", "--block", "cn", "--out-pcap"])
+            .arg(&out_pcap)
+            .arg(&capture)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name}");
+        let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+        let (transactions, _) = replay_cn(&capture, None, &setup, &ParserConfig::default()).unwrap();
+        let expected: Vec<(u64, u32)> = transactions
+            .iter()
+            .filter_map(|t| match &t.record {
+                Record::Cn(CnRecord::Cnp { dest_qp, .. }) => Some((t.time_ns, dest_qp.unwrap())),
+                _ => None,
+            })
+            .collect();
+        let frames: Vec<_> = CaptureReader::open(&out_pcap).unwrap().map(Result::unwrap).collect();
+        assert_eq!(frames.len(), expected.len(), "{name}");
+        assert!(!frames.is_empty(), "{name}: no CNP");
+        for (frame, (time_ns, _)) in frames.iter().zip(&expected) {
+            let r = parse_frame(&frame.data, false, &ParserConfig::default());
+            assert_eq!((r.class, r.opcode, r.icrc_ok, r.becn), (FrameClass::Roce, Some(0x81), Some(true), Some(1)));
+            assert_eq!(frame.time_ns, *time_ns, "{name} frame {}: emit time", frame.index);
+        }
+        let decoded = Command::new(&tshark)
+            .arg("-r")
+            .arg(&out_pcap)
+            .args(["-d", "udp.port==4791,infiniband", "-T", "fields", "-E", "separator=,"])
+            .args(["-e", "infiniband.bth.opcode", "-e", "infiniband.bth.destqp", "-e", "ip.dsfield.dscp", "-e", "ipv6.tclass.dscp"])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {tshark}: {e}"));
+        assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+        let lines: Vec<String> = String::from_utf8(decoded.stdout).unwrap().lines().map(String::from).collect();
+        assert_eq!(lines.len(), expected.len());
+        for (line, (_, dest_qp)) in lines.iter().zip(&expected) {
+            let cols: Vec<&str> = line.split(',').collect();
+            let qp = u32::from_str_radix(cols[1].trim_start_matches("0x"), 16).unwrap();
+            assert_eq!((cols[0], qp), ("129", *dest_qp), "{name}: {line}");
+            assert!(cols[2] == "48" || cols[3] == "48", "{name}: DSCP in {line}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} CNPs decoded");
+}
+
+#[test]
+fn twenty_seconds_of_capture_cost_cycles_per_event_not_per_second() {
+    let (capture, setup) = nic_setup("cn/idle_gaps_20s.pcap");
+    let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
+    let span_ns = *stimulus.frame_ticks.last().unwrap();
+    assert!(span_ns >= 20_000_000_000, "the capture spans {span_ns} ns");
+    let events = stimulus.inputs.len() as u64;
+    let started = std::time::Instant::now();
+    let options = CosimOptions::new(Model::plain(512), Handshake::full_speed(3));
+    let run = cosim_cn_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
+    assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
+    let counts = run.cn.unwrap();
+    // Cycles follow the work (events, timer expiries worked off, CNP beats),
+    // not the 20 s of capture time.
+    let work = events + counts.rate_changes * 8 + counts.cnps * 16;
+    println!(
+        "20 s capture: {events} events, {} rate changes, {} CNPs, {} cycles, {:.2} s wall",
+        counts.rate_changes,
+        counts.cnps,
+        run.cycles,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(run.cycles < 20 * work, "{} cycles for {work} units of work", run.cycles);
+}
+
+fn metaroce(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_metaroce")).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn bad_parameters_are_refused_with_a_clear_message() {
+    let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
+    let capture = capture.to_str().unwrap();
+    for (param, needle) in [
+        ("np_min_time_between_cnps=0", "np_min_time_between_cnps = 0: must be 1..="),
+        ("rp_dce_tcp_g=2000", "rp_dce_tcp_g = 2000: must be 1..=1024"),
+        ("rp_min_rate=200000", "minimum rate is above the line rate"),
+        ("rp_nonsense=1", "known names"),
+        ("rp_ai_rate=fast", "not a decimal integer"),
+    ] {
+        for command in ["cosim", "replay"] {
+            let (ok, stderr) = metaroce(&[command, capture, "--cc-param", param]);
+            assert!(!ok, "{command} --cc-param {param} was accepted");
+            assert!(stderr.contains(needle) && !stderr.contains("panicked"), "{command} {param}: {stderr}");
+        }
+    }
+    // A NIC file with a bad value names the file.
+    let nic = common::scratch("bad.nic.json");
+    std::fs::write(&nic, r#"{"cc": {"line_rate_mbps": 100000, "rp_min_rate": 100001}}"#).unwrap();
+    let (ok, stderr) = metaroce(&["cosim", capture, "--block", "cn", "--nic", nic.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("bad.nic.json") && stderr.contains("rp_min_rate"), "{stderr}");
+    std::fs::write(&nic, r#"{"cc": {"rp_gd": 3}}"#).unwrap();
+    let (ok, stderr) = metaroce(&["cosim", capture, "--block", "cn", "--nic", nic.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("bad.nic.json") && stderr.contains("rp_gd"), "{stderr}");
+}
