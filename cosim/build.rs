@@ -42,7 +42,12 @@ const VARIANTS: &[Variant] = &[
     Variant { block: &PARSER, prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
     Variant { block: &PARSER, prefix: "Vparser64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
     Variant { block: &PARSER, prefix: "Vparser512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
-    Variant { block: &PARSER, prefix: "Vparser64Bug", width: 64, args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"] },
+    Variant {
+        block: &PARSER,
+        prefix: "Vparser64Bug",
+        width: 64,
+        args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"],
+    },
     Variant { block: &CN, prefix: "Vcn64", width: 64, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn512", width: 512, args: &["--trace-fst"] },
 ];

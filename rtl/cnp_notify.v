@@ -400,18 +400,6 @@ always @(posedge clk) begin
     end
 end
 
-`ifdef METAROCE_ASSERTIONS
-import "DPI-C" function void metaroce_assertion_failed(input string message);
-reg [63:0] last_time_reg = 0;
-always @(posedge clk) begin
-    if (!rst && s_evt_valid && s_evt_ready) begin
-        last_time_reg <= s_evt_time;
-        assert (s_evt_time >= last_time_reg)
-        else metaroce_assertion_failed("cnp_notify: event time went backwards");
-    end
-end
-`endif
-
 endmodule
 
 `resetall

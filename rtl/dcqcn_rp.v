@@ -161,6 +161,12 @@ assign m_rate_trigger = m_rate_trigger_reg;
 
 wire out_free = !m_rate_valid_reg || m_rate_ready;
 
+// The step of this cycle hands out a rate change (with the state after it).
+reg        emit;
+reg [63:0] emit_time;
+reg [1:0]  emit_stage;
+reg [1:0]  emit_trigger;
+
 // Products keep the bits their formula reads; the rest are unused.
 /* verilator lint_off UNUSEDSIGNAL */
 // alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
@@ -243,6 +249,10 @@ always @* begin
     timer_stage_next = timer_stage_reg;
     byte_stage_next = byte_stage_reg;
 
+    emit = 1'b0;
+    emit_time = evt_time_reg;
+    emit_stage = inc_stage;
+    emit_trigger = TRIGGER_BYTES;
     m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
     m_rate_time_next = m_rate_time_reg;
     m_rate_stage_next = m_rate_stage_reg;
@@ -297,16 +307,9 @@ always @* begin
                 if (converged_after_inc) begin
                     running_next = 1'b0;
                 end
-                if (inc_changed) begin
-                    m_rate_valid_next = 1'b1;
-                    m_rate_time_next = increase_due_reg;
-                    m_rate_stage_next = inc_stage;
-                    m_rate_trigger_next = TRIGGER_TIMER;
-                    m_rate_rate_next = inc_rate;
-                    m_rate_target_next = inc_target;
-                    m_rate_alpha_next = alpha_reg;
-                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
-                end
+                emit = inc_changed;
+                emit_time = increase_due_reg;
+                emit_trigger = TRIGGER_TIMER;
             end
         end
         STATE_APPLY: begin
@@ -322,14 +325,9 @@ always @* begin
                     bytes_next = 32'd0;
                     alpha_due_next = evt_time_reg + {32'd0, cfg_alpha_period};
                     increase_due_next = evt_time_reg + {32'd0, cfg_time_reset};
-                    m_rate_valid_next = 1'b1;
-                    m_rate_time_next = evt_time_reg;
-                    m_rate_stage_next = STAGE_CUT;
-                    m_rate_trigger_next = TRIGGER_CNP;
-                    m_rate_rate_next = rate_after_cut;
-                    m_rate_target_next = clamp_target ? rate_reg : target_reg;
-                    m_rate_alpha_next = alpha_decayed + alpha_gain;
-                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+                    emit = 1'b1;
+                    emit_stage = STAGE_CUT;
+                    emit_trigger = TRIGGER_CNP;
                     state_next = STATE_IDLE;
                 end
             end else if (!running_reg) begin
@@ -345,16 +343,7 @@ always @* begin
                 if (converged_after_inc) begin
                     running_next = 1'b0;
                 end
-                if (inc_changed) begin
-                    m_rate_valid_next = 1'b1;
-                    m_rate_time_next = evt_time_reg;
-                    m_rate_stage_next = inc_stage;
-                    m_rate_trigger_next = TRIGGER_BYTES;
-                    m_rate_rate_next = inc_rate;
-                    m_rate_target_next = inc_target;
-                    m_rate_alpha_next = alpha_reg;
-                    m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
-                end
+                emit = inc_changed;
                 state_next = STATE_IDLE;
             end
             if (state_next == STATE_IDLE) begin
@@ -365,6 +354,17 @@ always @* begin
         end
         default: state_next = STATE_IDLE;
     endcase
+
+    if (emit) begin
+        m_rate_valid_next = 1'b1;
+        m_rate_time_next = emit_time;
+        m_rate_stage_next = emit_stage;
+        m_rate_trigger_next = emit_trigger;
+        m_rate_rate_next = rate_next;
+        m_rate_target_next = target_next;
+        m_rate_alpha_next = alpha_next;
+        m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+    end
 end
 
 always @(posedge clk) begin
@@ -415,13 +415,7 @@ end
 
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
-reg [63:0] last_time_reg = 0;
 always @(posedge clk) begin
-    if (!rst && s_evt_valid && s_evt_ready) begin
-        last_time_reg <= s_evt_time;
-        assert (s_evt_time >= last_time_reg)
-        else metaroce_assertion_failed("dcqcn_rp: event time went backwards");
-    end
     if (!rst && state_reg == STATE_CATCH_UP) begin
         assert (rate_reg <= target_reg && target_reg <= cfg_line_rate && rate_reg >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");

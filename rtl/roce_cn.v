@@ -187,6 +187,19 @@ dcqcn_rp #(
     .busy(rp_busy)
 );
 
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+// Ticks never go backwards (SPEC.md §2); both points rely on it.
+reg [63:0] last_time_reg = 0;
+always @(posedge clk) begin
+    if (!rst && s_evt_valid && s_evt_ready) begin
+        last_time_reg <= s_evt_time;
+        assert (s_evt_time >= last_time_reg)
+        else metaroce_assertion_failed("roce_cn: event time went backwards");
+    end
+end
+`endif
+
 endmodule
 
 `resetall

@@ -44,8 +44,7 @@ struct CnSimW final : CnSim {
     static constexpr int KEEP = W / 8;
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Model> top;
-    std::unique_ptr<VerilatedFstC> trace;
-    uint64_t trace_from = 0, trace_to = 0;
+    MrTrace<Model, TRACED> trace;
     MrRng rng;
     uint32_t idle_pct, stall_pct;
     bool presenting = false;  // the current event is on offer (held until taken)
@@ -100,12 +99,10 @@ struct CnSimW final : CnSim {
 
     ~CnSimW() override { trace_close(); }
 
-    bool tracing() const { return trace && cycle >= trace_from && cycle <= trace_to; }
-
     void tick() {
         top->clk = 1;
         top->eval();
-        if (tracing()) trace->dump(2 * cycle + 1);
+        trace.dump(cycle, true);
         top->clk = 0;
         ++cycle;
     }
@@ -141,7 +138,7 @@ struct CnSimW final : CnSim {
         top->m_axis_tready = !rng.percent(stall_pct);
         top->m_rate_ready = !rng.percent(stall_pct);
         top->eval();
-        if (tracing()) trace->dump(2 * cycle);
+        trace.dump(cycle, false);
         const bool taken = offer && top->s_evt_ready;
         if (top->m_axis_tvalid && top->m_axis_tready) collect_beat(cnps, cnp_count);
         if (top->m_rate_valid && top->m_rate_ready) {
@@ -230,29 +227,10 @@ struct CnSimW final : CnSim {
     }
 
     bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        if constexpr (TRACED) {
-            trace_close();
-            trace.reset(new VerilatedFstC);
-            top->trace(trace.get(), 99);
-            trace->open(path);
-            if (!trace->isOpen()) {
-                trace.reset();
-                return false;
-            }
-            trace_from = from;
-            trace_to = to;
-            return true;
-        } else {
-            return false;
-        }
+        return trace.open(top.get(), path, from, to);
     }
 
-    void trace_close() override {
-        if (trace) {
-            trace->close();
-            trace.reset();
-        }
-    }
+    void trace_close() override { trace.close(); }
 };
 
 }  // namespace

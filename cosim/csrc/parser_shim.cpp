@@ -63,8 +63,7 @@ struct ParserSimW final : ParserSim {
     static constexpr int KEEP = W / 8;
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Model> top;
-    std::unique_ptr<VerilatedFstC> trace;
-    uint64_t trace_from = 0, trace_to = 0;
+    MrTrace<Model, TRACED> trace;
     MrRng rng;
     uint32_t idle_pct, stall_pct;
     // The beat on offer: built once when first presented, then held
@@ -97,12 +96,10 @@ struct ParserSimW final : ParserSim {
 
     ~ParserSimW() override { trace_close(); }
 
-    bool tracing() const { return trace && cycle >= trace_from && cycle <= trace_to; }
-
     void tick() {
         top->clk = 1;
         top->eval();
-        if (tracing()) trace->dump(2 * cycle + 1);
+        trace.dump(cycle, true);
         top->clk = 0;
         ++cycle;
     }
@@ -117,7 +114,7 @@ struct ParserSimW final : ParserSim {
         Lanes<W>::set(top.get(), beat);
         top->m_meta_ready = !rng.percent(stall_pct);
         top->eval();
-        if (tracing()) trace->dump(2 * cycle);
+        trace.dump(cycle, false);
         const bool taken = offer && top->s_axis_tready;
         if (top->m_meta_valid && top->m_meta_ready && out) {
             mr_parser_record* rec = &out[(*out_count)++];
@@ -218,29 +215,10 @@ struct ParserSimW final : ParserSim {
     }
 
     bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        if constexpr (TRACED) {
-            trace_close();
-            trace.reset(new VerilatedFstC);
-            top->trace(trace.get(), 99);
-            trace->open(path);
-            if (!trace->isOpen()) {
-                trace.reset();
-                return false;
-            }
-            trace_from = from;
-            trace_to = to;
-            return true;
-        } else {
-            return false;
-        }
+        return trace.open(top.get(), path, from, to);
     }
 
-    void trace_close() override {
-        if (trace) {
-            trace->close();
-            trace.reset();
-        }
-    }
+    void trace_close() override { trace.close(); }
 
     bool coverage_write(const char* path) override {
         if constexpr (COVERED) {

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "verilated_fst_c.h"
 
 // splitmix64: small, seedable, identical on every platform.
 struct MrRng {
@@ -39,3 +42,41 @@ inline int mr_x_seed(uint64_t seed) {
     MrRng x_rng{seed ^ 0x5851F42D4C957F2Dull};
     return static_cast<int>(x_rng.next() & 0x7FFFFFFF);
 }
+
+// An FST trace of a window of cycles (for TRACED builds; a no-op otherwise).
+// Cycle N is dumped at time 2N (clock low, inputs settled) and 2N+1 (after
+// the rising edge).
+template <class Model, bool TRACED>
+struct MrTrace {
+    std::unique_ptr<VerilatedFstC> fst;
+    uint64_t from = 0, to = 0;
+
+    bool active(uint64_t cycle) const { return fst && cycle >= from && cycle <= to; }
+    void dump(uint64_t cycle, bool high) {
+        if (active(cycle)) fst->dump(2 * cycle + (high ? 1 : 0));
+    }
+    // Dumps cycles first..=last into path; false when untraced or unopenable.
+    bool open(Model* top, const char* path, uint64_t first, uint64_t last) {
+        if constexpr (TRACED) {
+            close();
+            fst.reset(new VerilatedFstC);
+            top->trace(fst.get(), 99);
+            fst->open(path);
+            if (!fst->isOpen()) {
+                fst.reset();
+                return false;
+            }
+            from = first;
+            to = last;
+            return true;
+        } else {
+            return false;
+        }
+    }
+    void close() {
+        if (fst) {
+            fst->close();
+            fst.reset();
+        }
+    }
+};

@@ -321,13 +321,23 @@ impl CnComparator<'_> {
             Err(detail) => return Err(self.diverged(stream, DivergenceKind::InvalidRtlOutput, cycle, detail, vec![])),
         };
         let Some(golden) = self.expected[stream].get(index) else {
-            let observed = Transaction { frame: 0, time_ns: self.time.time_ns(tick), cycle: Some(cycle), record: Record::Cn(record) };
+            let observed = Transaction {
+                frame: 0,
+                time_ns: self.time.time_ns(tick),
+                cycle: Some(cycle),
+                record: Record::Cn(record),
+            };
             self.remember(stream, observed);
-            let detail = format!("the RTL produced a {} transaction beyond the golden model's {}", STREAM_NAMES[stream], index);
+            let detail =
+                format!("the RTL produced a {} transaction beyond the golden model's {}", STREAM_NAMES[stream], index);
             return Err(self.diverged(stream, DivergenceKind::ExtraRtlTransaction, cycle, detail, vec![]));
         };
-        let observed =
-            Transaction { frame: golden.frame, time_ns: self.time.time_ns(tick), cycle: Some(cycle), record: Record::Cn(record) };
+        let observed = Transaction {
+            frame: golden.frame,
+            time_ns: self.time.time_ns(tick),
+            cycle: Some(cycle),
+            record: Record::Cn(record),
+        };
         let matched = golden.record == observed.record;
         let diffs = if matched { Vec::new() } else { field_diffs(&golden.record, &observed.record) };
         self.remember(stream, observed);
@@ -481,6 +491,7 @@ pub fn cosim_cn_stimulus(
     };
     run.phases.compare.lap(clock);
     let ending = cosim_cn_events(&stimulus, options, setup, rtl_regs, &mut compare, &mut run);
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     run.ending = match (ending, stimulus.error) {
         (Ok(()), Some(e)) => Ending::CaptureError(e),
         (Ok(()), None) => {
@@ -520,7 +531,8 @@ fn cosim_cn_events(
                 compare.diverged(RATE_STREAM, DivergenceKind::RtlAssertion, cycle, message, vec![])
             }
             CnStop::Stalled(cycle) => {
-                let detail = format!("the RTL took no event and produced nothing for {} cycles", crate::rtl_cn::CN_STALL_CYCLES);
+                let detail =
+                    format!("the RTL took no event and produced nothing for {} cycles", crate::rtl_cn::CN_STALL_CYCLES);
                 compare.diverged(RATE_STREAM, DivergenceKind::RtlStalled, cycle, detail, vec![])
             }
         }
@@ -545,15 +557,25 @@ fn cosim_cn_events(
     Ok(())
 }
 
-/// Every CN transaction of a capture from one model, in time order (ties:
-/// CNPs before rate changes, each stream in its own order), with `frame`
-/// the last frame at or before the transaction's tick.
+/// What one model's CN block made of a capture.
+#[derive(Debug, Default)]
+pub struct CnReplay {
+    /// Every CNP and rate change in time order (ties: CNPs before rate
+    /// changes, each stream in its own order), `frame` being the last frame
+    /// at or before the transaction's tick.
+    pub transactions: Vec<Transaction>,
+    /// The CNPs as frames with their emit times (ns since the epoch).
+    pub cnp_frames: Vec<(u64, Vec<u8>)>,
+}
+
+/// The CN transactions of a capture from the golden model, or from the RTL
+/// at `rtl_width`.
 pub fn replay_cn(
     capture: &Path,
     rtl_width: Option<u32>,
     setup: &CnSetup,
     parser: &ParserConfig,
-) -> Result<(Vec<Transaction>, Vec<(u64, Vec<u8>)>), String> {
+) -> Result<CnReplay, String> {
     let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
     let stimulus = read_stimulus(&mut reader, setup, parser);
     let (cnps, rates): (Vec<(u64, Vec<u8>)>, Vec<RateChange>) = match rtl_width {
@@ -602,6 +624,6 @@ pub fn replay_cn(
     if let Some(e) = stimulus.error {
         return Err(e.to_string());
     }
-    let frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
-    Ok((out, frames))
+    let cnp_frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
+    Ok(CnReplay { transactions: out, cnp_frames })
 }

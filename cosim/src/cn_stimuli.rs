@@ -232,8 +232,7 @@ fn sender_nic(qp: u32, cc: CcParams) -> NicConfig {
 /// Cut, cut again, fast recovery, additive and hyper increase, a cut in
 /// hyper increase, three quick cuts, and recovery to line rate.
 fn dcqcn_stages() -> Capture {
-    let cnps: Vec<(u64, Option<u16>)> =
-        [10, 12, 600, 1500, 1501, 1502, 2600].iter().map(|&us| (us, None)).collect();
+    let cnps: Vec<(u64, Option<u16>)> = [10, 12, 600, 1500, 1501, 1502, 2600].iter().map(|&us| (us, None)).collect();
     capture("dcqcn_stages.pcap", sender(3000, 0x11, &cnps), sender_nic(0x11, CcParams::default()))
 }
 
@@ -253,7 +252,8 @@ fn dcqcn_clamp_first_cnp() -> Capture {
 /// MetaRoCE CNPs of mild (5 %), half and full extent, a standard CNP (the
 /// DCQCN fallback), an extent of 0 and a malformed one above 1.0.
 fn metaroce_sender() -> Capture {
-    let cnps = [(10, Some(1638)), (300, Some(16384)), (600, Some(32768)), (900, None), (1200, Some(0)), (1500, Some(40000))];
+    let cnps =
+        [(10, Some(1638)), (300, Some(16384)), (600, Some(32768)), (900, None), (1200, Some(0)), (1500, Some(40000))];
     let cc = CcParams { mode: CcMode::Metaroce, ..CcParams::default() };
     capture("metaroce_sender.pcap", sender(2000, 0x13, &cnps), sender_nic(0x13, cc))
 }
@@ -269,7 +269,7 @@ fn idle_gaps_20s() -> Capture {
             let t = START_NS + start_s * 1_000_000_000 + i * 2 * US;
             let n = b as u64 * 100 + i;
             frames.push(GenFrame::at(t, tx.frame(n as u32, 256, ECT0)));
-            frames.push(GenFrame::at(t + US, rx.frame(n as u32, 256, if dice(n, 3) % 2 == 0 { CE } else { ECT0 })));
+            frames.push(GenFrame::at(t + US, rx.frame(n as u32, 256, if dice(n, 3) & 1 == 0 { CE } else { ECT0 })));
             if i % 25 == 0 {
                 frames.push(GenFrame::at(t + US + 500, tx.cnp(0x14, None)));
             }

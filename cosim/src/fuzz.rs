@@ -219,8 +219,10 @@ pub fn run_fuzz(model: Model, frames: u64, seed: u64, out_dir: &Path) -> Result<
             let extension = if any_mac_error { "pcapng" } else { "pcap" };
             let capture = out_dir.join(format!("fuzz-w{width}-{seed:x}.{extension}"));
             let frames = minimal.frames();
-            let gen: Vec<GenFrame> =
-                frames.iter().map(|f| GenFrame { data: f.data.clone(), mac_error: f.mac_error, time_ns: Some(f.time_ns) }).collect();
+            let gen: Vec<GenFrame> = frames
+                .iter()
+                .map(|f| GenFrame { data: f.data.clone(), mac_error: f.mac_error, time_ns: Some(f.time_ns) })
+                .collect();
             write_capture(&capture, &gen).map_err(|e| format!("{}: {e:#}", capture.display()))?;
             let options = CosimOptions::new(model, minimal.handshake);
             let run = crate::harness::cosim_capture(&capture, &options);

@@ -319,9 +319,7 @@ fn cosim_source(name: &Path, source: &mut dyn FrameSource, options: &CosimOption
     run
 }
 
-/// Runs `capture` and, if it diverges, runs it again with the same seed
-/// while tracing `before` cycles before the divergence to `after` cycles
-/// after it into `wave_path` (FST, or VCD written from the FST).
+/// [`with_wave`] for the parser's cosim of `capture`.
 pub fn cosim_capture_with_wave(
     capture: &Path,
     options: &CosimOptions,
@@ -330,7 +328,21 @@ pub fn cosim_capture_with_wave(
     before: u64,
     after: u64,
 ) -> CaptureRun {
-    let first = cosim_capture(capture, options);
+    with_wave(|o| cosim_capture(capture, o), options, wave_path, format, before, after)
+}
+
+/// Runs `run` and, if it diverges, runs it again with the same options
+/// while tracing `before` cycles before the divergence to `after` cycles
+/// after it into `wave_path` (FST, or VCD written from the FST).
+pub fn with_wave(
+    run: impl Fn(&CosimOptions) -> CaptureRun,
+    options: &CosimOptions,
+    wave_path: &Path,
+    format: WaveFormat,
+    before: u64,
+    after: u64,
+) -> CaptureRun {
+    let first = run(options);
     let Ending::Diverged(divergence) = &first.ending else { return first };
     let fst_path = match format {
         WaveFormat::Fst => wave_path.to_path_buf(),
@@ -342,7 +354,7 @@ pub fn cosim_capture_with_wave(
         to: divergence.cycle + after,
     };
     let rerun = CosimOptions { wave: Some(window), ..options.clone() };
-    let mut second = cosim_capture(capture, &rerun);
+    let mut second = run(&rerun);
     if let (Ending::Diverged(a), Ending::Diverged(b)) = (&first.ending, &second.ending) {
         if (a.frame, a.cycle) != (b.frame, b.cycle) {
             second.ending = Ending::Setup(format!(
@@ -475,7 +487,12 @@ impl<'a> Comparator<'a> {
     }
 
     fn expect(&mut self, frame: &Frame, record: ParseRecord) {
-        self.pending.push_back(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record: Record::Parse(record) });
+        self.pending.push_back(Transaction {
+            frame: frame.index,
+            time_ns: frame.time_ns,
+            cycle: None,
+            record: Record::Parse(record),
+        });
     }
 
     fn check(&mut self, rtl: &RtlParserRecord, run: &mut CaptureRun) -> Result<(), Ending> {
@@ -492,8 +509,12 @@ impl<'a> Comparator<'a> {
                 return Err(self.diverged(DivergenceKind::InvalidRtlOutput, frame, time, rtl.cycle, detail, vec![]));
             }
         };
-        let observed =
-            Transaction { frame: golden.frame, time_ns: golden.time_ns, cycle: Some(rtl.cycle), record: Record::Parse(record) };
+        let observed = Transaction {
+            frame: golden.frame,
+            time_ns: golden.time_ns,
+            cycle: Some(rtl.cycle),
+            record: Record::Parse(record),
+        };
         // Equal records are the common case: only a mismatch is taken apart.
         let matched = golden.record == observed.record;
         let diffs = if matched { Vec::new() } else { field_diffs(&golden.record, &observed.record) };

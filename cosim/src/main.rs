@@ -11,14 +11,16 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use metaroce_cosim::cn::{cosim_cn_capture, replay_cn, CnOverrides, CnSetup};
 use metaroce_cosim::coverage::{export_rtl_coverage, FunctionalCoverage, RtlCoverage};
-use metaroce_cosim::harness::{cosim_capture, cosim_capture_with_wave, CaptureRun, CosimOptions, Ending, FrameRange};
+use metaroce_cosim::harness::{
+    cosim_capture, cosim_capture_with_wave, with_wave, CaptureRun, CosimOptions, Ending, FrameRange,
+};
 use metaroce_cosim::replay::{diff_recordings, replay, write_record, Model, OutputFormat, RecordingHeader};
 use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::stimuli;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
-use metaroce_cosim::cn::{cosim_cn_capture, replay_cn, CnOverrides, CnSetup};
 use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::ParserConfig;
 
@@ -115,7 +117,8 @@ struct CosimArgs {
     /// Cycles of waveform after the divergence.
     #[arg(long, default_value_t = 20)]
     wave_after: u64,
-    /// Build with Verilator line and toggle coverage; write lcov to FILE.
+    /// Build with Verilator line and toggle coverage; write lcov to FILE
+    /// (the parser's runs only).
     #[arg(long, value_name = "FILE")]
     coverage: Option<PathBuf>,
     /// Write JUnit XML (one testcase per capture, width and seed).
@@ -358,7 +361,12 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
         std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     }
 
+    if args.coverage.is_some() && args.block == BlockChoice::Cn {
+        bail!("--coverage measures the parser; the congestion-notification block has no coverage build yet");
+    }
     let blocks: &[BlockChoice] = match args.block {
+        // Coverage builds exist for the parser only.
+        BlockChoice::All if args.coverage.is_some() => &[BlockChoice::Parser],
         BlockChoice::All => &[BlockChoice::Parser, BlockChoice::Cn],
         one => std::slice::from_ref(match one {
             BlockChoice::Parser => &BlockChoice::Parser,
@@ -386,9 +394,10 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
             let cn = (block == BlockChoice::Cn).then(|| cn_setup.clone()).flatten();
             let block_tag = if cn.is_some() { "-cn" } else { "" };
-            let wave = args.wave.as_ref().map(|dir| {
-                dir.join(format!("{stem}{block_tag}-w{width}-{seed:x}.{}", args.wave_format.extension()))
-            });
+            let wave = args
+                .wave
+                .as_ref()
+                .map(|dir| dir.join(format!("{stem}{block_tag}-w{width}-{seed:x}.{}", args.wave_format.extension())));
             jobs.push(Job { capture: capture.clone(), options, wave, cn });
         }
     }
@@ -474,7 +483,15 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
                 let run = match (&job.wave, &job.cn) {
-                    (_, Some(setup)) => cosim_cn_capture(&job.capture, &job.options, setup),
+                    (Some(path), Some(setup)) => with_wave(
+                        |o| cosim_cn_capture(&job.capture, o, setup),
+                        &job.options,
+                        path,
+                        wave.format,
+                        wave.before,
+                        wave.after,
+                    ),
+                    (None, Some(setup)) => cosim_cn_capture(&job.capture, &job.options, setup),
                     (Some(path), None) => {
                         cosim_capture_with_wave(&job.capture, &job.options, path, wave.format, wave.before, wave.after)
                     }
@@ -597,16 +614,19 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
             Model::Rtl { width } => Some(width),
         };
         match replay_cn(&args.capture, width, setup, &args.parser.config()) {
-            Ok((transactions, cnps)) => {
-                for t in transactions {
+            Ok(replayed) => {
+                for t in replayed.transactions {
                     if let Err(e) = sink(t) {
                         result = Err(e.into());
                         break;
                     }
                 }
                 if let Some(path) = &args.out_pcap {
-                    let frames: Vec<stimuli::GenFrame> =
-                        cnps.into_iter().map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame)).collect();
+                    let frames: Vec<stimuli::GenFrame> = replayed
+                        .cnp_frames
+                        .into_iter()
+                        .map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame))
+                        .collect();
                     stimuli::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
                 }
             }

@@ -85,7 +85,12 @@ pub fn replay(
             None => {
                 for frame in &batch[..filled] {
                     let record = parse_frame(&frame.data, frame.mac_error, parser);
-                    sink(Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record: Record::Parse(record) })?;
+                    sink(Transaction {
+                        frame: frame.index,
+                        time_ns: frame.time_ns,
+                        cycle: None,
+                        record: Record::Parse(record),
+                    })?;
                     written += 1;
                 }
             }

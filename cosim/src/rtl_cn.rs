@@ -105,8 +105,13 @@ pub struct RtlRate {
 }
 
 extern "C" {
-    fn mr_cn_new(variant: *const c_char, seed: u64, idle_pct: u32, stall_pct: u32, cfg: *const RawConfig)
-        -> *mut c_void;
+    fn mr_cn_new(
+        variant: *const c_char,
+        seed: u64,
+        idle_pct: u32,
+        stall_pct: u32,
+        cfg: *const RawConfig,
+    ) -> *mut c_void;
     fn mr_cn_free(sim: *mut c_void);
     fn mr_cn_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
     fn mr_cn_push(
@@ -188,9 +193,9 @@ impl RtlCn {
         };
         let prefix = CString::new(cn_prefix(width)).expect("no NUL in a prefix");
         // SAFETY: a NUL-terminated name, plain values and a live config struct.
+        let sim = unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim =
-            unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
-        let sim = NonNull::new(sim).ok_or_else(|| format!("no congestion-notification RTL model at DATA_WIDTH {width}"))?;
+            NonNull::new(sim).ok_or_else(|| format!("no congestion-notification RTL model at DATA_WIDTH {width}"))?;
         Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new() })
     }
 

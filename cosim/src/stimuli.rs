@@ -126,9 +126,7 @@ pub fn write_all(dir: &Path) -> anyhow::Result<Vec<(PathBuf, usize)>> {
 /// as pcapng with `if_tsresol` = 9 and `epb_flags` for MAC errors.
 pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
     let file = BufWriter::new(File::create(path)?);
-    let time = |i: usize| {
-        Duration::from_nanos(frames[i].time_ns.unwrap_or(START_NS + i as u64 * FRAME_SPACING_NS))
-    };
+    let time = |i: usize| Duration::from_nanos(frames[i].time_ns.unwrap_or(START_NS + i as u64 * FRAME_SPACING_NS));
     if path.extension().is_some_and(|e| e == "pcapng") {
         let mut writer = PcapNgWriter::with_endianness(file, Endianness::Little)?;
         let mut interface = InterfaceDescriptionBlock::new(DataLink::ETHERNET, 65535);

@@ -37,7 +37,7 @@ fn golden_cn_transactions_of_every_nic_capture_match_the_expected_results() {
     for capture in common::captures() {
         let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
         let Some(nic_file) = &setup.nic_file else { continue };
-        let (transactions, _) = replay_cn(&capture, None, &setup, &ParserConfig::default()).unwrap();
+        let transactions = replay_cn(&capture, None, &setup, &ParserConfig::default()).unwrap().transactions;
         assert!(!transactions.is_empty(), "{}: no CNP or rate change", capture.display());
         let mut jsonl = Vec::new();
         for t in &transactions {

@@ -39,11 +39,8 @@ fn divergence(ending: &Ending) -> &Divergence {
 /// A capture of `opcodes` frames, one each.
 fn capture_of(name: &str, opcodes: &[u8]) -> PathBuf {
     let path = common::scratch(name);
-    let frames: Vec<GenFrame> = opcodes
-        .iter()
-        .enumerate()
-        .map(|(i, &op)| GenFrame::ok(RoceFrame::new(op, i as u32).build()))
-        .collect();
+    let frames: Vec<GenFrame> =
+        opcodes.iter().enumerate().map(|(i, &op)| GenFrame::ok(RoceFrame::new(op, i as u32).build())).collect();
     write_capture(&path, &frames).unwrap();
     path
 }

@@ -11,7 +11,7 @@ pub const FRACTION_ONE: u32 = 1 << 15;
 pub const G_SCALE: u32 = 1024;
 /// `rp_initial_alpha_value` is on mlx5's 0..1023 scale.
 pub const MLX5_ALPHA_MAX: u32 = 1023;
-/// Stage counters saturate here (8 bits).
+/// Stage counters saturate here (8 bits, `u8::saturating_add`).
 pub const STAGE_MAX: u8 = u8::MAX;
 
 /// Which reaction the notification and reaction points run.
@@ -235,8 +235,9 @@ impl CcParams {
         in_range("np_min_time_between_cnps", self.np_min_time_between_cnps, 1, TIME_PARAM_MAX_US)?;
         in_range("np_cnp_dscp", self.np_cnp_dscp.into(), 0, 63)?;
         in_range("np_cnp_prio", self.np_cnp_prio.into(), 0, 7)?;
-        in_range("rp_min_rate", self.rp_min_rate, 1, self.line_rate_mbps)
-            .or_else(|_| bad("rp_min_rate", self.rp_min_rate, "must be 1..=line_rate_mbps (the minimum rate is above the line rate)"))?;
+        in_range("rp_min_rate", self.rp_min_rate, 1, self.line_rate_mbps).or_else(|_| {
+            bad("rp_min_rate", self.rp_min_rate, "must be 1..=line_rate_mbps (the minimum rate is above the line rate)")
+        })?;
         in_range("rp_min_dec_fac", self.rp_min_dec_fac, 0, 100)?;
         in_range("rp_dce_tcp_g", self.rp_dce_tcp_g, 1, G_SCALE)?;
         in_range("rp_dce_tcp_rtt", self.rp_dce_tcp_rtt, 1, TIME_PARAM_MAX_US)?;

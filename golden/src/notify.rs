@@ -83,7 +83,13 @@ impl NotificationPoint {
         }
         let extent = regs.metaroce.then(|| ce_extent(entry.ce_pkts, entry.pkts));
         *entry = NpEntry { remote_qp: entry.remote_qp, cnp_sent: true, last_cnp: ev.time, pkts: 0, ce_pkts: 0 };
-        Some(CnpSent { time: ev.time, local_qp: ev.qp, dest_qp: remote, extent, frame: cnp_frame(ev, remote, extent, regs) })
+        Some(CnpSent {
+            time: ev.time,
+            local_qp: ev.qp,
+            dest_qp: remote,
+            extent,
+            frame: cnp_frame(ev, remote, extent, regs),
+        })
     }
 }
 
@@ -125,7 +131,12 @@ pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegis
         ip.checksum = !ones_complement_sum(&ip.to_bytes().unwrap());
         frame.extend(ip.to_bytes().unwrap());
     }
-    let udp = UdpHeader { src_port: ev.udp_sport, dst_port: crate::wire::ROCE_V2_UDP_PORT, length: transport_len as u16, checksum: 0 };
+    let udp = UdpHeader {
+        src_port: ev.udp_sport,
+        dst_port: crate::wire::ROCE_V2_UDP_PORT,
+        length: transport_len as u16,
+        checksum: 0,
+    };
     frame.extend(udp.to_bytes().unwrap());
     let bth = Bth { opcode: CNP, flags: 0, pkey: 0xFFFF, fecn_becn: 0x40, dest_qp, ack_req_byte: 0, psn: 0 };
     frame.extend(bth.to_bytes().unwrap());
@@ -169,7 +180,10 @@ mod tests {
             assert_eq!(frame.len(), len);
             let r = parse_frame(&frame, false, &ParserConfig::default());
             assert_eq!(r.class, FrameClass::Roce, "{r:?}");
-            assert_eq!((r.opcode, r.dest_qp, r.becn, r.dscp, r.icrc_ok), (Some(0x81), Some(0x1234), Some(1), Some(48), Some(true)));
+            assert_eq!(
+                (r.opcode, r.dest_qp, r.becn, r.dscp, r.icrc_ok),
+                (Some(0x81), Some(0x1234), Some(1), Some(48), Some(true))
+            );
         }
     }
 

@@ -10,7 +10,7 @@
 //! (nothing could change until the next CNP restarts them), so a quiet
 //! second costs nothing.
 
-use crate::cc_params::{CcRegisters, FRACTION_ONE, G_SCALE, STAGE_MAX};
+use crate::cc_params::{CcRegisters, FRACTION_ONE, G_SCALE};
 use crate::cn_event::{CnEvent, CnEventKind};
 
 /// Which DCQCN step produced a rate change.
@@ -94,7 +94,12 @@ pub struct RpEntry {
 impl RpEntry {
     /// A QP before its first CNP: line rate, initial alpha, timers stopped.
     pub fn initial(regs: &CcRegisters) -> Self {
-        RpEntry { rate: regs.line_rate_kbps, target: regs.line_rate_kbps, alpha: regs.initial_alpha, ..Default::default() }
+        RpEntry {
+            rate: regs.line_rate_kbps,
+            target: regs.line_rate_kbps,
+            alpha: regs.initial_alpha,
+            ..Default::default()
+        }
     }
 }
 
@@ -182,7 +187,7 @@ impl QpStep<'_> {
                 self.entry.alpha_due += u64::from(self.regs.alpha_period_ns);
             } else {
                 let due = self.entry.increase_due;
-                self.entry.timer_stage = self.entry.timer_stage.saturating_add(1).min(STAGE_MAX);
+                self.entry.timer_stage = self.entry.timer_stage.saturating_add(1);
                 self.increase(due, RateTrigger::Timer);
                 self.entry.increase_due += u64::from(self.regs.time_reset_ns);
             }
@@ -254,7 +259,7 @@ impl QpStep<'_> {
             return;
         }
         self.entry.bytes = 0;
-        self.entry.byte_stage = self.entry.byte_stage.saturating_add(1).min(STAGE_MAX);
+        self.entry.byte_stage = self.entry.byte_stage.saturating_add(1);
         self.increase(now, RateTrigger::ByteCounter);
         if self.converged() {
             self.entry.running = false;

@@ -139,8 +139,14 @@ fn run(params: CcParams, cnps: &[(u64, Option<u16>)], end: u64) -> (f64, f64, Ha
         let e = rp.entries[0];
         worst_rate = worst_rate.max((e.rate as f64 - float.rate).abs() / r.line_rate_kbps as f64);
         worst_alpha = worst_alpha.max((e.alpha as f64 / FRACTION_ONE as f64 - float.alpha).abs());
-        assert!((e.rate as f64 - float.rate).abs() <= 0.005 * r.line_rate_kbps as f64, "{ev:?}: {e:?} vs {}", float.rate);
-        assert!((e.alpha as f64 / FRACTION_ONE as f64 - float.alpha).abs() <= 1024.0 / r.g as f64 / FRACTION_ONE as f64);
+        assert!(
+            (e.rate as f64 - float.rate).abs() <= 0.005 * r.line_rate_kbps as f64,
+            "{ev:?}: {e:?} vs {}",
+            float.rate
+        );
+        assert!(
+            (e.alpha as f64 / FRACTION_ONE as f64 - float.alpha).abs() <= 1024.0 / r.g as f64 / FRACTION_ONE as f64
+        );
     }
     (worst_rate, worst_alpha, out.iter().map(|c| c.stage).collect())
 }
@@ -148,7 +154,8 @@ fn run(params: CcParams, cnps: &[(u64, Option<u16>)], end: u64) -> (f64, f64, Ha
 fn stage_script() -> (CcParams, Vec<(u64, Option<u16>)>) {
     // A small byte counter so hyper increase comes within milliseconds.
     let params = CcParams { rp_byte_reset: 256 * 1024, ..CcParams::default() };
-    let cnps = vec![(1_000, None), (3_000, None), (60_000, None), (400_000, None), (3_000_000, None), (3_020_000, None)];
+    let cnps =
+        vec![(1_000, None), (3_000, None), (60_000, None), (400_000, None), (3_000_000, None), (3_020_000, None)];
     (params, cnps)
 }
 
@@ -189,7 +196,7 @@ fn metaroce_cut_follows_the_extent() {
     let mut ev = CnEvent::new(0, CnEventKind::RxCnp, 0);
     ev.extent = Some(1638);
     rp.handle(&ev, &r, &mut out);
-    assert_eq!(out[0].rate_kbps, 100_000_000 - (100_000_000u64 * 1638 >> 16) as u32);
+    assert_eq!(out[0].rate_kbps, 100_000_000 - ((100_000_000u64 * 1638) >> 16) as u32);
     ev.extent = Some(32768);
     ev.time = 1;
     rp.handle(&ev, &r, &mut out);
