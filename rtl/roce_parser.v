@@ -39,12 +39,18 @@
  * | m_meta_vlan_count    | 2          | VLAN tags stripped (0..2)                |
  * | m_meta_vlan_pcp/id   | 3/12       | outer tag (when vlan_count > 0)          |
  * | m_meta_eth_type      | 16         | EtherType after the tags                 |
- * | m_meta_ip_valid      | 1          | ip_version, dscp, ecn hold               |
+ * | m_meta_eth_dst/src   | 48/48      | MACs, first wire byte in 47:40           |
+ * | m_meta_ip_valid      | 1          | ip_version, dscp, ecn, ip_src/dst hold   |
+ * | m_meta_ip_src/dst    | 128/128    | IPs, first wire byte in 127:120; IPv4    |
+ * |                      |            | (by EtherType) in 31:0                   |
  * | m_meta_udp_valid     | 1          | udp_sport, udp_dport hold                |
  * | m_meta_bth_valid     | 1          | every BTH field holds                    |
  * | m_meta_<ext>_valid   | 1          | that extension header's fields hold      |
  * | m_meta_icrc_valid    | 1          | icrc, icrc_ok, payload_len hold          |
  * | m_meta_icrc          | 32         | the 4 ICRC bytes, first on wire in 31:24 |
+ * | m_meta_cnp_valid     | 1          | a CNP whose reserved bytes carry the     |
+ * |                      |            | MetaRoCE tag 4D 01 (SPEC.md 6.3)         |
+ * | m_meta_cnp_extent    | 16         | its CE extent, Q1.15                     |
  */
 module roce_parser #(
     parameter DATA_WIDTH = 64,
@@ -71,10 +77,14 @@ module roce_parser #(
     output wire [2:0]             m_meta_vlan_pcp,
     output wire [11:0]            m_meta_vlan_id,
     output wire [15:0]            m_meta_eth_type,
+    output wire [47:0]            m_meta_eth_dst,
+    output wire [47:0]            m_meta_eth_src,
     output wire                   m_meta_ip_valid,
     output wire [3:0]             m_meta_ip_version,
     output wire [5:0]             m_meta_dscp,
     output wire [1:0]             m_meta_ecn,
+    output wire [127:0]           m_meta_ip_src,
+    output wire [127:0]           m_meta_ip_dst,
     output wire                   m_meta_udp_valid,
     output wire [15:0]            m_meta_udp_sport,
     output wire [15:0]            m_meta_udp_dport,
@@ -114,7 +124,9 @@ module roce_parser #(
     output wire [63:0]            m_meta_atomic_swap_add,
     output wire [63:0]            m_meta_atomic_compare,
     output wire                   m_meta_atomic_ack_valid,
-    output wire [63:0]            m_meta_atomic_ack_orig
+    output wire [63:0]            m_meta_atomic_ack_orig,
+    output wire                   m_meta_cnp_valid,
+    output wire [15:0]            m_meta_cnp_extent
 );
 
 // Header window: 2 VLAN tags + IPv4 with 40 B options + UDP + BTH + the
@@ -391,6 +403,7 @@ reg [L3_BYTES*8-1:0]  s3_l3_reg;
 reg [L4_BYTES*8-1:0]  s3_l4_reg;
 reg [31:0]            s3_icrc_reg;
 reg                   s3_icrc_match_reg;
+reg [95:0]            s3_macs_reg;
 
 always @(posedge clk) begin
     if (ce) begin
@@ -411,6 +424,7 @@ always @(posedge clk) begin
             s3_l4_reg <= l4_win;
             s3_icrc_reg <= icrc_next;
             s3_icrc_match_reg <= icrc_match_next;
+            s3_macs_reg <= s1_hdr_reg[0 +: 96];
         end
     end
     if (rst) begin
@@ -599,6 +613,11 @@ reg [15:0]  m_payload_len_reg;
 reg [6:0]   m_ext_valid_reg;
 reg [223:0] m_ext_reg;
 reg [4:0]   m_imm_offset_reg;
+reg [95:0]  m_macs_reg;
+// IP header bytes 8-39: the IPv6 addresses, or (bytes 12-19) the IPv4 ones.
+reg [255:0] m_ip_addrs_reg;
+reg         m_is_ipv6_reg;
+reg         m_cnp_valid_reg;
 
 always @(posedge clk) begin
     if (ce) begin
@@ -633,6 +652,11 @@ always @(posedge clk) begin
                 & {op_reth, op_atomic, op_aeth, op_atomic_ack, op_deth, op_imm, op_ieth};
             m_ext_reg <= s3_l4_reg[20*8 +: 224];
             m_imm_offset_reg <= op_imm_offset;
+            m_macs_reg <= s3_macs_reg;
+            m_ip_addrs_reg <= s3_l3_reg[8*8 +: 256];
+            m_is_ipv6_reg <= s3_is_ipv6;
+            // Reserved bytes 0-1 of a CNP: 'M', version 1.
+            m_cnp_valid_reg <= ext_valid && opcode == 8'h81 && s3_l4_reg[20*8 +: 16] == 16'h014D;
         end
     end
     if (rst) begin
@@ -659,6 +683,19 @@ always @* begin
     endcase
 end
 
+// Addresses with the first wire byte in the top bits.
+reg [47:0]  eth_dst_be, eth_src_be;
+reg [255:0] ip_addrs_be;
+always @* begin
+    for (i = 0; i < 6; i = i + 1) begin
+        eth_dst_be[(5-i)*8 +: 8] = m_macs_reg[i*8 +: 8];
+        eth_src_be[(5-i)*8 +: 8] = m_macs_reg[(6+i)*8 +: 8];
+    end
+    for (i = 0; i < 32; i = i + 1) begin
+        ip_addrs_be[(31-i)*8 +: 8] = m_ip_addrs_reg[i*8 +: 8];
+    end
+end
+
 // BTH bytes as on the wire (byte 0 = opcode).
 wire [7:0] bth_b1 = m_bth_reg[1*8 +: 8];
 
@@ -670,10 +707,15 @@ assign m_meta_vlan_count = m_vlan_count_reg;
 assign m_meta_vlan_pcp = m_vlan_pcp_reg;
 assign m_meta_vlan_id = m_vlan_id_reg;
 assign m_meta_eth_type = m_eth_type_reg;
+assign m_meta_eth_dst = eth_dst_be;
+assign m_meta_eth_src = eth_src_be;
 assign m_meta_ip_valid = m_ip_valid_reg;
 assign m_meta_ip_version = m_ip_version_reg;
 assign m_meta_dscp = m_traffic_class_reg[7:2];
 assign m_meta_ecn = m_traffic_class_reg[1:0];
+// IPv6: bytes 8-23 and 24-39; IPv4: bytes 12-15 and 16-19 (of bytes 8-39).
+assign m_meta_ip_src = m_is_ipv6_reg ? ip_addrs_be[255:128] : {96'd0, ip_addrs_be[223:192]};
+assign m_meta_ip_dst = m_is_ipv6_reg ? ip_addrs_be[127:0] : {96'd0, ip_addrs_be[191:160]};
 assign m_meta_udp_valid = m_udp_valid_reg;
 assign m_meta_udp_sport = m_udp_ports_reg[31:16];
 assign m_meta_udp_dport = m_udp_ports_reg[15:0];
@@ -725,6 +767,8 @@ assign m_meta_imm_valid = m_ext_valid_reg[1];
 assign m_meta_imm_data = imm_data;
 assign m_meta_ieth_valid = m_ext_valid_reg[0];
 assign m_meta_ieth_rkey = ext_be[(EXT_BYTES-0-4)*8 +: 32];
+assign m_meta_cnp_valid = m_cnp_valid_reg;
+assign m_meta_cnp_extent = ext_be[(EXT_BYTES-2-2)*8 +: 16];
 
 `ifdef METAROCE_ASSERTIONS
 /*

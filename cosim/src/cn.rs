@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use metaroce_golden::cc_params::{CcMode, CcRegisters, FRACTION_ONE};
 use metaroce_golden::cn::{CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
-use metaroce_golden::cn_event::{classify, cnp_extent, CnEvent, NicConfig};
+use metaroce_golden::cn_event::{classify, CnEvent, NicConfig};
 use metaroce_golden::notify::CnpSent;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
 use metaroce_golden::{parse_frame, ParserConfig};
@@ -147,7 +147,7 @@ impl CnRecord {
         CnRecord::Cnp {
             tick,
             dest_qp: parsed.dest_qp,
-            extent: cnp_extent(frame, &parsed).map(fraction),
+            extent: parsed.cnp_extent.map(fraction),
             len: frame.len(),
             frame: hex,
         }
@@ -215,7 +215,7 @@ pub fn read_stimulus(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Par
         let tick = stimulus.time.tick(frame.time_ns);
         stimulus.frame_ticks.push(tick);
         let record = parse_frame(&frame.data, frame.mac_error, parser);
-        if let Some(event) = classify(&frame.data, &record, tick, setup.local_mac, &setup.nic) {
+        if let Some(event) = classify(&record, tick, setup.local_mac, &setup.nic) {
             stimulus.inputs.push(CnInput { frame: frame.index, event });
         }
     }

@@ -4,6 +4,10 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::Path;
 use std::ptr::NonNull;
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use metaroce_golden::record::MacAddr;
+use metaroce_golden::wire::ethertype;
 use metaroce_golden::{FrameClass, ParseError, ParseRecord};
 
 use crate::capture::Frame;
@@ -323,6 +327,11 @@ impl RtlParserRecord {
         let aeth = on(self.aeth_valid);
         let atomic = on(self.atomic_valid);
         let deth = on(self.deth_valid);
+        // The address layout follows the EtherType, as the parser's does.
+        let ip_addr = |hi: u64, lo: u64| match self.eth_type as u16 {
+            ethertype::IPV6 => IpAddr::from(Ipv6Addr::from(u128::from(hi) << 64 | u128::from(lo))),
+            _ => IpAddr::from(Ipv4Addr::from(lo as u32)),
+        };
         Ok(ParseRecord {
             class,
             error,
@@ -331,9 +340,13 @@ impl RtlParserRecord {
             vlan_count: eth.then_some(self.vlan_count as u8),
             vlan_pcp: tagged.then_some(self.vlan_pcp as u8),
             vlan_id: tagged.then_some(self.vlan_id as u16),
+            eth_dst: eth.then_some(MacAddr::from_u64(self.eth_dst)),
+            eth_src: eth.then_some(MacAddr::from_u64(self.eth_src)),
             ip_version: ip.then_some(self.ip_version as u8),
             dscp: ip.then_some(self.dscp as u8),
             ecn: ip.then_some(self.ecn as u8),
+            ip_src: ip.then(|| ip_addr(self.ip_src_hi, self.ip_src_lo)),
+            ip_dst: ip.then(|| ip_addr(self.ip_dst_hi, self.ip_dst_lo)),
             udp_sport: udp.then_some(self.udp_sport as u16),
             udp_dport: udp.then_some(self.udp_dport as u16),
             opcode: bth.then_some(self.opcode as u8),
@@ -364,6 +377,7 @@ impl RtlParserRecord {
             atomic_swap_add: atomic.then_some(self.atomic_swap_add),
             atomic_compare: atomic.then_some(self.atomic_compare),
             atomic_ack_orig: on(self.atomic_ack_valid).then_some(self.atomic_ack_orig),
+            cnp_extent: on(self.cnp_valid).then_some(self.cnp_extent as u16),
         })
     }
 }

@@ -3,9 +3,9 @@
 //! parsed frame becomes one under the NIC's addressing.
 
 use crate::cc_params::CcParams;
-use crate::opcode::{self, CNP};
-use crate::record::{FrameClass, ParseRecord};
-use crate::wire::{read, EthernetHeader, Ipv4Header, Ipv6Header, VlanTag};
+use crate::opcode::CNP;
+use crate::record::{FrameClass, MacAddr, ParseRecord};
+use std::net::IpAddr;
 
 /// Which side of the block an event feeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,23 +92,10 @@ pub struct QpContext {
     pub remote: u32,
 }
 
-/// Parses "aa:bb:cc:dd:ee:ff".
-pub fn parse_mac(text: &str) -> Option<[u8; 6]> {
-    let mut mac = [0u8; 6];
-    let mut parts = text.split(':');
-    for byte in &mut mac {
-        *byte = u8::from_str_radix(parts.next()?, 16).ok()?;
-    }
-    parts.next().is_none().then_some(mac)
-}
-
 impl NicConfig {
     /// The local MAC, checked.
     pub fn mac(&self) -> Result<Option<[u8; 6]>, String> {
-        self.local_mac
-            .as_deref()
-            .map(|m| parse_mac(m).ok_or_else(|| format!("local_mac {m:?} is not aa:bb:cc:dd:ee:ff")))
-            .transpose()
+        self.local_mac.as_deref().map(|m| m.parse::<MacAddr>().map(|mac| mac.0)).transpose()
     }
 
     /// The local QP whose remote end is `remote` (the send path knows its
@@ -118,51 +105,39 @@ impl NicConfig {
     }
 }
 
-/// Where the transport (UDP) header of a parsed RoCE frame starts.
-fn transport_offset(frame: &[u8], record: &ParseRecord) -> Option<usize> {
-    let l3 = EthernetHeader::LEN + VlanTag::LEN * usize::from(record.vlan_count?);
-    Some(l3 + if record.ip_version == Some(6) { Ipv6Header::LEN } else { usize::from(*frame.get(l3)? & 0x0F) * 4 })
-}
-
-/// The MetaRoCE CE extent a CNP carries: reserved bytes 2-3 (Q1.15,
-/// big-endian) when bytes 0-1 hold [`METAROCE_CNP_TAG`].
-pub fn cnp_extent(frame: &[u8], record: &ParseRecord) -> Option<u16> {
-    if record.opcode != Some(CNP) {
-        return None;
+/// The address bytes of an IP address in an event (IPv4 in the last 4).
+fn ip_bytes(ip: IpAddr) -> [u8; 16] {
+    match ip {
+        IpAddr::V4(v4) => {
+            let mut bytes = [0u8; 16];
+            bytes[12..].copy_from_slice(&v4.octets());
+            bytes
+        }
+        IpAddr::V6(v6) => v6.octets(),
     }
-    let reserved = transport_offset(frame, record)? + 8 + 12;
-    let bytes = frame.get(reserved..reserved + 4)?;
-    (bytes[..2] == METAROCE_CNP_TAG).then(|| u16::from_be_bytes([bytes[2], bytes[3]]))
 }
 
-/// The event a frame gives, if any: only frames of class `roce` count.
-/// `local_mac` decides direction: frames to it are received, from it sent,
-/// others ignored; without it every frame is received.
-pub fn classify(
-    frame: &[u8],
-    record: &ParseRecord,
-    time: u64,
-    local_mac: Option<[u8; 6]>,
-    nic: &NicConfig,
-) -> Option<CnEvent> {
+/// The event a parsed frame gives, if any: only frames of class `roce`
+/// count. `local_mac` decides direction: frames to it are received, from
+/// it sent, others ignored; without it every frame is received. Everything
+/// comes from the parse record, as the pipeline top takes it from the
+/// parser's output.
+pub fn classify(record: &ParseRecord, time: u64, local_mac: Option<[u8; 6]>, nic: &NicConfig) -> Option<CnEvent> {
     if record.class != FrameClass::Roce {
         return None;
     }
-    let eth: EthernetHeader = read(frame)?;
-    let received = local_mac.is_none_or(|mac| eth.dst == mac);
-    let sent = local_mac.is_some_and(|mac| eth.src == mac);
+    let (eth_dst, eth_src) = (record.eth_dst?.0, record.eth_src?.0);
+    let received = local_mac.is_none_or(|mac| eth_dst == mac);
+    let sent = local_mac.is_some_and(|mac| eth_src == mac);
     let opcode = record.opcode?;
     let dest_qp = record.dest_qp?;
-    let l3 = EthernetHeader::LEN + VlanTag::LEN * usize::from(record.vlan_count?);
-    let l4 = transport_offset(frame, record)?;
-    if received && opcode == CNP {
-        frame.get(l4 + 8 + 12..l4 + 8 + 12 + opcode::CNP_RESERVED_LEN)?;
-        let mut event = CnEvent::new(time, CnEventKind::RxCnp, dest_qp);
-        event.extent = cnp_extent(frame, record);
-        return Some(event);
-    }
     if opcode == CNP {
-        return None;
+        if !received {
+            return None;
+        }
+        let mut event = CnEvent::new(time, CnEventKind::RxCnp, dest_qp);
+        event.extent = record.cnp_extent;
+        return Some(event);
     }
     if sent && !received {
         let mut event = CnEvent::new(time, CnEventKind::TxData, nic.local_qp_of(dest_qp)?);
@@ -175,20 +150,13 @@ pub fn classify(
     let mut event = CnEvent::new(time, CnEventKind::RxData, dest_qp);
     event.ce = record.ecn == Some(3);
     event.len = record.frame_len;
+    event.ipv6 = matches!(record.ip_src, Some(IpAddr::V6(_)));
     event.vlan_id = record.vlan_id;
-    event.eth_dst = eth.dst;
-    event.eth_src = eth.src;
+    event.eth_dst = eth_dst;
+    event.eth_src = eth_src;
+    event.ip_src = ip_bytes(record.ip_src?);
+    event.ip_dst = ip_bytes(record.ip_dst?);
     event.udp_sport = record.udp_sport?;
     event.src_qp = record.deth_src_qp;
-    if record.ip_version == Some(6) {
-        let ip: Ipv6Header = read(&frame[l3..])?;
-        event.ipv6 = true;
-        event.ip_src = ip.src;
-        event.ip_dst = ip.dst;
-    } else {
-        let ip: Ipv4Header = read(&frame[l3..])?;
-        event.ip_src[12..].copy_from_slice(&ip.src);
-        event.ip_dst[12..].copy_from_slice(&ip.dst);
-    }
     Some(event)
 }

@@ -7,7 +7,10 @@
 
 use crate::icrc::{icrc, IcrcIp};
 use crate::opcode::{self, ExtHeaders};
-use crate::record::{FrameClass, ParseError, ParseRecord, FRAME_LEN_MAX};
+use std::net::IpAddr;
+
+use crate::cn_event::METAROCE_CNP_TAG;
+use crate::record::{FrameClass, MacAddr, ParseError, ParseRecord, FRAME_LEN_MAX};
 use crate::wire::{self, ethertype, ip_proto, read, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader, VlanTag};
 
 /// Run-time parameters of the parser (RTL parameters of the same meaning).
@@ -89,6 +92,8 @@ fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8]
     rec.vlan_count = Some(tags);
     rec.vlan_pcp = outer_tag.map(|t| t.pcp());
     rec.vlan_id = outer_tag.map(|t| t.vid());
+    rec.eth_dst = Some(MacAddr(eth.dst));
+    rec.eth_src = Some(MacAddr(eth.src));
     Ok(rest)
 }
 
@@ -97,6 +102,8 @@ fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
     rec.ip_version = Some(h.version());
     rec.dscp = Some(h.dscp());
     rec.ecn = Some(h.ecn());
+    rec.ip_src = Some(IpAddr::from(h.src));
+    rec.ip_dst = Some(IpAddr::from(h.dst));
     if h.version() != 4 {
         return Err(ParseError::BadIpVersion.into());
     }
@@ -127,6 +134,8 @@ fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
     rec.ip_version = Some(h.version());
     rec.dscp = Some(h.dscp());
     rec.ecn = Some(h.ecn());
+    rec.ip_src = Some(IpAddr::from(h.src));
+    rec.ip_dst = Some(IpAddr::from(h.dst));
     if h.version() != 6 {
         return Err(ParseError::BadIpVersion.into());
     }
@@ -232,6 +241,9 @@ fn fill_ext(ext: &ExtHeaders, bytes: &[u8], rec: &mut ParseRecord) {
     if ext.ieth {
         let h: wire::Ieth = read(header(at.ieth)).expect("length checked");
         rec.ieth_rkey = Some(h.rkey);
+    }
+    if ext.cnp && bytes[..2] == METAROCE_CNP_TAG {
+        rec.cnp_extent = Some(u16::from_be_bytes([bytes[2], bytes[3]]));
     }
 }
 

@@ -3,6 +3,8 @@
 //! A field is `Some` when its header's bytes are in the frame and every
 //! outer header passed its checks; the RTL marks the same with valid bits.
 
+use std::net::IpAddr;
+
 use serde::{Deserialize, Serialize};
 
 /// What the parser made of a frame.
@@ -150,10 +152,15 @@ pub struct ParseRecord {
     pub vlan_count: Option<u8>,
     pub vlan_pcp: Option<u8>,
     pub vlan_id: Option<u16>,
+    pub eth_dst: Option<MacAddr>,
+    pub eth_src: Option<MacAddr>,
     // IP
     pub ip_version: Option<u8>,
     pub dscp: Option<u8>,
     pub ecn: Option<u8>,
+    /// IPv4 or IPv6 by the EtherType (a bad version nibble does not change it).
+    pub ip_src: Option<IpAddr>,
+    pub ip_dst: Option<IpAddr>,
     // UDP
     pub udp_sport: Option<u16>,
     pub udp_dport: Option<u16>,
@@ -188,4 +195,57 @@ pub struct ParseRecord {
     pub atomic_swap_add: Option<u64>,
     pub atomic_compare: Option<u64>,
     pub atomic_ack_orig: Option<u64>,
+    /// The MetaRoCE CE extent of a CNP whose reserved bytes carry the tag
+    /// (`SPEC.md` §6.3), Q1.15.
+    pub cnp_extent: Option<u16>,
+}
+
+/// A MAC address; JSON `"aa:bb:cc:dd:ee:ff"`, as tshark prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MacAddr(pub [u8; 6]);
+
+impl MacAddr {
+    /// From the 48-bit value with the first wire byte most significant.
+    pub fn from_u64(v: u64) -> Self {
+        let b = v.to_be_bytes();
+        MacAddr([b[2], b[3], b[4], b[5], b[6], b[7]])
+    }
+}
+
+impl std::fmt::Display for MacAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c, d, e, g] = self.0;
+        write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
+    }
+}
+
+impl std::str::FromStr for MacAddr {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut mac = [0u8; 6];
+        let mut parts = text.split(':');
+        for byte in &mut mac {
+            *byte = parts.next().and_then(|p| u8::from_str_radix(p, 16).ok()).ok_or_else(|| bad_mac(text))?;
+        }
+        if parts.next().is_some() {
+            return Err(bad_mac(text));
+        }
+        Ok(MacAddr(mac))
+    }
+}
+
+fn bad_mac(text: &str) -> String {
+    format!("{text:?} is not a MAC address (aa:bb:cc:dd:ee:ff)")
+}
+
+impl Serialize for MacAddr {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for MacAddr {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
 }
