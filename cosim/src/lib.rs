@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod capture;
 pub mod cn;
+pub mod cn_fuzz;
 pub mod cn_stimuli;
 pub mod coverage;
 pub mod fuzz;

@@ -45,11 +45,21 @@ enum Command {
         #[arg(long, default_value_t = 4)]
         history: usize,
     },
-    /// Differential fuzzing: random and mutated frames through RTL and golden model.
+    /// Differential fuzzing: random and mutated frames through the parser,
+    /// random event streams through the congestion-notification block.
     Fuzz {
-        /// Frames to try at each width.
+        /// Which blocks to fuzz.
+        #[arg(long, value_enum, default_value = "all")]
+        block: BlockChoice,
+        /// Parser: frames to try at each width.
         #[arg(long, default_value_t = 20_000)]
         frames: u64,
+        /// Congestion notification: random scenarios (400 events each, widths alternating).
+        #[arg(long, default_value_t = 200)]
+        scenarios: u64,
+        /// Congestion notification: the first scenario (to re-run one).
+        #[arg(long, default_value_t = 0)]
+        first: u64,
         /// Seed (random and printed if absent).
         #[arg(long, value_parser = parse_u64)]
         seed: Option<u64>,
@@ -295,7 +305,9 @@ fn main() -> ExitCode {
         Command::Cosim(args) => run_cosim(args, &mut out),
         Command::Replay(args) => run_replay(args, &mut out),
         Command::Diff { a, b, history } => run_diff(&a, &b, history, &mut out),
-        Command::Fuzz { frames, seed, width, out: dir } => run_fuzz_cmd(frames, seed, width, &dir, &mut out),
+        Command::Fuzz { block, frames, scenarios, first, seed, width, out: dir } => {
+            run_fuzz_blocks(block, frames, scenarios, first, seed, width, &dir, &mut out)
+        }
         Command::Bench { frames, capture, rounds } => {
             metaroce_cosim::bench::run_bench(frames, capture, rounds, &mut out).map(|()| ExitCode::SUCCESS)
         }
@@ -665,14 +677,28 @@ fn run_diff(a: &Path, b: &Path, history: usize, out: &mut dyn Write) -> Result<E
     }
 }
 
-fn run_fuzz_cmd(
+#[allow(clippy::too_many_arguments)]
+fn run_fuzz_blocks(
+    block: BlockChoice,
     frames: u64,
+    scenarios: u64,
+    first: u64,
     seed: Option<u64>,
     width: WidthChoice,
     dir: &Path,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
     let seed = seed.unwrap_or_else(random_seed);
+    if block != BlockChoice::Cn && run_fuzz_cmd(frames, seed, width, dir, out)? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
+    if block != BlockChoice::Parser {
+        return run_cn_fuzz_cmd(seed, first, scenarios, out);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_fuzz_cmd(frames: u64, seed: u64, width: WidthChoice, dir: &Path, out: &mut dyn Write) -> Result<ExitCode> {
     let widths = width.widths();
     writeln!(out, "fuzz: {frames} frames per width, widths {widths:?}, seed {seed:#x}")?;
     out.flush()?;
@@ -699,6 +725,28 @@ fn run_fuzz_cmd(
         }
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn run_cn_fuzz_cmd(seed: u64, first: u64, scenarios: u64, out: &mut dyn Write) -> Result<ExitCode> {
+    writeln!(out, "fuzz cn: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    out.flush()?;
+    let started = Instant::now();
+    let outcome = metaroce_cosim::cn_fuzz::run_cn_fuzz(seed, first, scenarios);
+    let secs = started.elapsed().as_secs_f64();
+    match &outcome.failure {
+        None => {
+            writeln!(
+                out,
+                "PASS  cn  {} scenarios, {} events -> {} CNPs, {} rate changes, {secs:.1} s",
+                outcome.scenarios, outcome.events, outcome.cnps, outcome.rate_changes
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(report) => {
+            writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }
 
 fn run_gen(dir: &Path, out: &mut dyn Write) -> Result<ExitCode> {

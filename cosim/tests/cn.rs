@@ -11,6 +11,7 @@ use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn::{
     cosim_cn_capture, cosim_cn_stimulus, read_stimulus, replay_cn, CnOverrides, CnRecord, CnSetup,
 };
+use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{with_wave, CosimOptions, Ending};
 use metaroce_cosim::report::{DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
@@ -205,122 +206,20 @@ fn bad_parameters_are_refused_with_a_clear_message() {
     assert!(!ok && stderr.contains("bad.nic.json") && stderr.contains("rp_gd"), "{stderr}");
 }
 
-/// splitmix64, for the random scenarios.
-struct Dice(u64);
-impl Dice {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
-/// Random parameters within their ranges, random QP tables and random event
-/// streams (received data with and without CE, CNPs with extents in and out
-/// of range, sent bytes, gaps from nanoseconds to tens of milliseconds),
-/// golden against RTL at both widths under random handshakes.
+/// Random parameters, QP tables and event streams (`metaroce fuzz --block
+/// cn` runs the same scenarios, longer): golden model against RTL at both
+/// widths under random handshakes.
 #[test]
 fn random_event_streams_match_between_golden_model_and_rtl() {
-    use metaroce_cosim::cn::{CnInput, CnStimulus};
-    use metaroce_golden::cc_params::{CcMode, CcParams};
-    use metaroce_golden::cn::DEFAULT_QP_COUNT;
-    use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
-
     let seed = common::seed("cn random streams");
-    let mut dice = Dice(seed);
-    let (mut cnps, mut rates) = (0, 0);
-    for scenario in 0..200 {
-        let line = [25_000, 100_000, 400_000][dice.below(3) as usize];
-        let cc = CcParams {
-            mode: if dice.chance(50) { CcMode::Metaroce } else { CcMode::Dcqcn },
-            line_rate_mbps: line,
-            np_min_time_between_cnps: 1 + dice.below(60) as u32,
-            np_cnp_dscp: dice.below(64) as u8,
-            np_cnp_prio: dice.below(8) as u8,
-            rp_min_rate: 1 + dice.below(u64::from(line) / 2) as u32,
-            rp_min_dec_fac: dice.below(101) as u32,
-            rp_dce_tcp_g: 1 + dice.below(1024) as u32,
-            rp_dce_tcp_rtt: 1 + dice.below(100) as u32,
-            rp_time_reset: 10 + dice.below(300) as u32,
-            rp_byte_reset: 1 + dice.below(200_000) as u32,
-            rp_threshold: dice.below(12) as u32,
-            rp_ai_rate: dice.below(u64::from(line) / 50) as u32,
-            rp_hai_rate: dice.below(u64::from(line) / 10) as u32,
-            rp_initial_alpha_value: dice.below(1024) as u32,
-            rp_rate_to_set_on_first_cnp: if dice.chance(30) { dice.below(u64::from(line)) as u32 } else { 0 },
-            rp_clamp_tgt_rate: dice.below(2) as u32,
-        };
-        let mut qps = Vec::new();
-        for local in 0..12 {
-            if dice.chance(70) {
-                qps.push(QpContext { local, remote: dice.below(1 << 24) as u32 });
-            }
-        }
-        let nic = NicConfig { local_mac: None, qps, cc };
-        let setup = CnSetup {
-            regs: cc.registers().unwrap(),
-            nic,
-            local_mac: None,
-            qp_count: DEFAULT_QP_COUNT,
-            nic_file: None,
-            overrides: CnOverrides::default(),
-        };
-        let mut stimulus = CnStimulus::default();
-        let mut tick = 0u64;
-        for i in 0..400u64 {
-            tick += match dice.below(100) {
-                0..=69 => dice.below(2_000),
-                70..=97 => dice.below(100_000),
-                _ => dice.below(30_000_000),
-            };
-            let qp = if dice.chance(3) { 1024 + dice.below(1 << 20) as u32 } else { dice.below(14) as u32 };
-            let kind = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData][dice.below(3) as usize];
-            let mut ev = CnEvent::new(tick, kind, qp);
-            match kind {
-                CnEventKind::RxData => {
-                    ev.ce = dice.chance(60);
-                    ev.ipv6 = dice.chance(40);
-                    ev.vlan_id = dice.chance(30).then(|| dice.below(4096) as u16);
-                    let (a, b) = (dice.next(), dice.next());
-                    ev.eth_dst.copy_from_slice(&a.to_be_bytes()[2..]);
-                    ev.eth_src.copy_from_slice(&b.to_be_bytes()[2..]);
-                    let (a, b) = (dice.next(), dice.next());
-                    let (ip_a, ip_b) = (u128::from(a) << 64 | u128::from(b), u128::from(b) << 64 | u128::from(a));
-                    ev.ip_src = if ev.ipv6 { ip_a.to_be_bytes() } else { u128::from(a as u32).to_be_bytes() };
-                    ev.ip_dst = if ev.ipv6 { ip_b.to_be_bytes() } else { u128::from(b as u32).to_be_bytes() };
-                    ev.udp_sport = dice.next() as u16;
-                    ev.src_qp = dice.chance(10).then(|| dice.below(1 << 24) as u32);
-                }
-                CnEventKind::RxCnp => ev.extent = dice.chance(60).then(|| dice.below(40_000) as u16),
-                CnEventKind::TxData => ev.len = 60 + dice.below(9_000) as u32,
-            }
-            stimulus.frame_ticks.push(tick);
-            stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
-        }
-        stimulus.frames_read = stimulus.inputs.len() as u64;
-        let width = DATA_WIDTHS[scenario % 2];
-        let handshake =
-            Handshake { seed: dice.next(), idle_pct: dice.below(40) as u32, stall_pct: dice.below(60) as u32 };
-        let options = CosimOptions::new(Model::plain(width), handshake);
-        let name = std::path::PathBuf::from(format!("random scenario {scenario} (seed {seed:#x})"));
-        let run = cosim_cn_stimulus(&name, stimulus, &options, &setup, &setup.regs);
-        match run.ending {
-            Ending::Matched => {
-                let counts = run.cn.unwrap();
-                cnps += counts.cnps;
-                rates += counts.rate_changes;
-            }
-            Ending::Diverged(d) => panic!("{d}\nparameters: {cc:?}"),
-            other => panic!("{}: {other:?}", name.display()),
-        }
+    let outcome = run_cn_fuzz(seed, 0, 200);
+    if let Some(failure) = outcome.failure {
+        panic!("{failure}");
     }
-    assert!(cnps > 500 && rates > 2_000, "too little compared: {cnps} CNPs, {rates} rate changes");
+    assert!(
+        outcome.cnps > 500 && outcome.rate_changes > 2_000,
+        "too little compared: {} CNPs, {} rate changes",
+        outcome.cnps,
+        outcome.rate_changes
+    );
 }

@@ -1,0 +1,163 @@
+//! Differential fuzzing of the congestion-notification block: random
+//! parameters within their ranges, random QP tables and random event streams
+//! (received data with and without CE, CNPs with extents in and out of
+//! range, sent bytes, gaps from nanoseconds to tens of milliseconds), golden
+//! model against RTL at both widths under random handshakes. Scenario *k* of
+//! seed *S* is a function of (S, k) alone, so one failing scenario re-runs
+//! with `metaroce fuzz --block cn --seed S --first K --scenarios 1`.
+
+use std::path::PathBuf;
+
+use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cn::DEFAULT_QP_COUNT;
+use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
+
+use crate::cn::{cosim_cn_stimulus, CnInput, CnOverrides, CnSetup, CnStimulus};
+use crate::harness::{CosimOptions, Ending};
+use crate::rtl::{Handshake, Model, DATA_WIDTHS};
+
+/// Events per scenario.
+pub const EVENTS_PER_SCENARIO: u64 = 400;
+
+/// splitmix64: the scenario generator's dice.
+struct Dice(u64);
+
+impl Dice {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// One random scenario: its setup, events, width and handshake.
+pub struct CnScenario {
+    pub setup: CnSetup,
+    pub stimulus: CnStimulus,
+    pub width: u32,
+    pub handshake: Handshake,
+}
+
+/// Scenario `scenario` of `seed`.
+pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
+    let mut dice = Dice(seed ^ scenario.wrapping_mul(0xD6E8_FEB8_6659_FD93));
+    let line = [25_000, 100_000, 400_000][dice.below(3) as usize];
+    let cc = CcParams {
+        mode: if dice.chance(50) { CcMode::Metaroce } else { CcMode::Dcqcn },
+        line_rate_mbps: line,
+        np_min_time_between_cnps: 1 + dice.below(60) as u32,
+        np_cnp_dscp: dice.below(64) as u8,
+        np_cnp_prio: dice.below(8) as u8,
+        rp_min_rate: 1 + dice.below(u64::from(line) / 2) as u32,
+        rp_min_dec_fac: dice.below(101) as u32,
+        rp_dce_tcp_g: 1 + dice.below(1024) as u32,
+        rp_dce_tcp_rtt: 1 + dice.below(100) as u32,
+        rp_time_reset: 10 + dice.below(300) as u32,
+        rp_byte_reset: 1 + dice.below(200_000) as u32,
+        rp_threshold: dice.below(12) as u32,
+        rp_ai_rate: dice.below(u64::from(line) / 50) as u32,
+        rp_hai_rate: dice.below(u64::from(line) / 10) as u32,
+        rp_initial_alpha_value: dice.below(1024) as u32,
+        rp_rate_to_set_on_first_cnp: if dice.chance(30) { dice.below(u64::from(line)) as u32 } else { 0 },
+        rp_clamp_tgt_rate: dice.below(2) as u32,
+    };
+    let mut qps = Vec::new();
+    for local in 0..12 {
+        if dice.chance(70) {
+            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32 });
+        }
+    }
+    let nic = NicConfig { local_mac: None, qps, cc };
+    let setup = CnSetup {
+        regs: cc.registers().expect("the generator draws every parameter within its range"),
+        nic,
+        local_mac: None,
+        qp_count: DEFAULT_QP_COUNT,
+        nic_file: None,
+        overrides: CnOverrides::default(),
+    };
+    let mut stimulus = CnStimulus::default();
+    let mut tick = 0u64;
+    for i in 0..EVENTS_PER_SCENARIO {
+        tick += match dice.below(100) {
+            0..=69 => dice.below(2_000),
+            70..=97 => dice.below(100_000),
+            _ => dice.below(30_000_000),
+        };
+        let qp = if dice.chance(3) { 1024 + dice.below(1 << 20) as u32 } else { dice.below(14) as u32 };
+        let kind = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData][dice.below(3) as usize];
+        let mut ev = CnEvent::new(tick, kind, qp);
+        match kind {
+            CnEventKind::RxData => {
+                ev.ce = dice.chance(60);
+                ev.ipv6 = dice.chance(40);
+                ev.vlan_id = dice.chance(30).then(|| dice.below(4096) as u16);
+                let (a, b) = (dice.next(), dice.next());
+                ev.eth_dst.copy_from_slice(&a.to_be_bytes()[2..]);
+                ev.eth_src.copy_from_slice(&b.to_be_bytes()[2..]);
+                let (a, b) = (dice.next(), dice.next());
+                let (ip_a, ip_b) = (u128::from(a) << 64 | u128::from(b), u128::from(b) << 64 | u128::from(a));
+                ev.ip_src = if ev.ipv6 { ip_a.to_be_bytes() } else { u128::from(a as u32).to_be_bytes() };
+                ev.ip_dst = if ev.ipv6 { ip_b.to_be_bytes() } else { u128::from(b as u32).to_be_bytes() };
+                ev.udp_sport = dice.next() as u16;
+                ev.src_qp = dice.chance(10).then(|| dice.below(1 << 24) as u32);
+            }
+            CnEventKind::RxCnp => ev.extent = dice.chance(60).then(|| dice.below(40_000) as u16),
+            CnEventKind::TxData => ev.len = 60 + dice.below(9_000) as u32,
+        }
+        stimulus.frame_ticks.push(tick);
+        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
+    }
+    stimulus.frames_read = stimulus.inputs.len() as u64;
+    let width = DATA_WIDTHS[(scenario % DATA_WIDTHS.len() as u64) as usize];
+    let handshake = Handshake { seed: dice.next(), idle_pct: dice.below(40) as u32, stall_pct: dice.below(60) as u32 };
+    CnScenario { setup, stimulus, width, handshake }
+}
+
+/// What a fuzz run compared, and its first failure (report and repro).
+#[derive(Debug, Default)]
+pub struct CnFuzzOutcome {
+    pub scenarios: u64,
+    pub events: u64,
+    pub cnps: u64,
+    pub rate_changes: u64,
+    pub failure: Option<String>,
+}
+
+/// Runs scenarios `first..first + count` of `seed`; stops at the first failure.
+pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
+    let mut outcome = CnFuzzOutcome::default();
+    for scenario in first..first + count {
+        let CnScenario { setup, stimulus, width, handshake } = random_scenario(seed, scenario);
+        outcome.events += stimulus.inputs.len() as u64;
+        let name = PathBuf::from(format!("cn fuzz scenario {scenario} of seed {seed:#x}"));
+        let options = CosimOptions::new(Model::plain(width), handshake);
+        let run = cosim_cn_stimulus(&name, stimulus, &options, &setup, &setup.regs);
+        outcome.scenarios += 1;
+        let repro = format!("metaroce fuzz --block cn --seed {seed:#x} --first {scenario} --scenarios 1");
+        match run.ending {
+            Ending::Matched => {
+                let counts = run.cn.unwrap_or_default();
+                outcome.cnps += counts.cnps;
+                outcome.rate_changes += counts.rate_changes;
+            }
+            Ending::Diverged(d) => {
+                outcome.failure = Some(format!("{d}\n  parameters: {:?}\n  reproduce: {repro}", setup.nic.cc));
+                break;
+            }
+            other => {
+                outcome.failure = Some(format!("{}: {other:?}\n  reproduce: {repro}", name.display()));
+                break;
+            }
+        }
+    }
+    outcome
+}
