@@ -9,9 +9,13 @@
  * in MetaRoCE mode the CNP carries the CE extent of the packets since the
  * previous one.
  *
- * One event at a time: accept, RAM read, update (3 cycles without a CNP);
- * a CNP adds the extent division (15 cycles, MetaRoCE only), the frame
- * build and ICRC (2 cycles) and ceil(len / KEEP_WIDTH) output beats.
+ * Pipelined: an event a cycle. Stage A takes the event and reads its QP's
+ * RAM word; stage B updates the word (forwarded from the previous write
+ * when both events are for the same QP) and writes it back. A CNP goes to
+ * the CNP builder, which runs beside the pipeline: the extent division (15
+ * cycles, MetaRoCE only), the frame and its ICRC (2 cycles) and
+ * ceil(len / KEEP_WIDTH) output beats. Stage B waits only when it needs
+ * the builder while the builder is still busy with the previous CNP.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low).
  *
@@ -90,15 +94,13 @@ localparam BEAT_WIDTH = $clog2(BEATS + 1);
 localparam CRC_BYTES = 84;
 localparam EXTENT_BITS = 15;
 
+// The CNP builder.
 localparam [2:0]
-    STATE_INIT = 3'd0,
-    STATE_IDLE = 3'd1,
-    STATE_READ = 3'd2,
-    STATE_UPDATE = 3'd3,
-    STATE_DIVIDE = 3'd4,
-    STATE_BUILD = 3'd5,
-    STATE_CRC = 3'd6,
-    STATE_SEND = 3'd7;
+    CNP_IDLE = 3'd0,
+    CNP_DIVIDE = 3'd1,
+    CNP_BUILD = 3'd2,
+    CNP_CRC = 3'd3,
+    CNP_SEND = 3'd4;
 
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512)) begin : g_bad_width
@@ -109,42 +111,57 @@ generate
     end
 endgenerate
 
-reg [2:0] state_reg = STATE_INIT, state_next;
+reg init_reg = 1'b1, init_next;
 reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
 
-// The event being handled.
-reg [63:0]  evt_time_reg;
-reg [QP_INDEX_WIDTH-1:0] evt_qp_reg;
-reg         evt_ce_reg;
-reg         evt_ipv6_reg;
-reg         evt_vlan_valid_reg;
-reg [11:0]  evt_vlan_id_reg;
-reg [47:0]  evt_eth_dst_reg;
-reg [47:0]  evt_eth_src_reg;
-reg [127:0] evt_ip_src_reg;
-reg [127:0] evt_ip_dst_reg;
-reg [15:0]  evt_udp_sport_reg;
-reg         evt_src_qp_valid_reg;
-reg [23:0]  evt_src_qp_reg;
+// Stage B: the event whose RAM word was read last cycle.
+reg         b_valid_reg = 1'b0, b_valid_next;
+reg [63:0]  b_time_reg;
+reg [QP_INDEX_WIDTH-1:0] b_qp_reg;
+reg         b_ce_reg;
+reg         b_ipv6_reg;
+reg         b_vlan_valid_reg;
+reg [11:0]  b_vlan_id_reg;
+reg [47:0]  b_eth_dst_reg;
+reg [47:0]  b_eth_src_reg;
+reg [127:0] b_ip_src_reg;
+reg [127:0] b_ip_dst_reg;
+reg [15:0]  b_udp_sport_reg;
+reg         b_src_qp_valid_reg;
+reg [23:0]  b_src_qp_reg;
+// The word stage B wrote in the cycle this event was read, when it was
+// for the same QP: the RAM read returned the word from before that write.
+reg                      b_fwd_valid_reg;
+reg [NP_ENTRY_WIDTH-1:0] b_fwd_data_reg;
 
 // Per-QP RAM: registered read, one write port.
 reg [NP_ENTRY_WIDTH-1:0] mem [0:QP_COUNT-1];
 reg [NP_ENTRY_WIDTH-1:0] rd_data_reg;
 reg                      rd_en;
-reg [QP_INDEX_WIDTH-1:0] rd_addr;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [NP_ENTRY_WIDTH-1:0] wr_data;
 
-wire        entry_remote_valid = rd_data_reg[NP_ENTRY_WIDTH-1];
-wire [23:0] entry_remote_qp    = rd_data_reg[NP_ENTRY_WIDTH-2 -: 24];
-wire        entry_cnp_sent     = rd_data_reg[96];
-wire [63:0] entry_last_cnp     = rd_data_reg[32 +: 64];
-wire [15:0] entry_pkts         = rd_data_reg[16 +: 16];
-wire [15:0] entry_ce_pkts      = rd_data_reg[0 +: 16];
+wire [NP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data_reg;
+wire        entry_remote_valid = entry[NP_ENTRY_WIDTH-1];
+wire [23:0] entry_remote_qp    = entry[NP_ENTRY_WIDTH-2 -: 24];
+wire        entry_cnp_sent     = entry[96];
+wire [63:0] entry_last_cnp     = entry[32 +: 64];
+wire [15:0] entry_pkts         = entry[16 +: 16];
+wire [15:0] entry_ce_pkts      = entry[0 +: 16];
 
-// The CNP on its way out.
-reg [23:0]  cnp_dest_qp_reg, cnp_dest_qp_next;
+// The CNP builder's copy of its event.
+reg [2:0]   cnp_state_reg = CNP_IDLE, cnp_state_next;
+reg [63:0]  cnp_time_reg;
+reg         cnp_ipv6_reg;
+reg         cnp_vlan_valid_reg;
+reg [11:0]  cnp_vlan_id_reg;
+reg [47:0]  cnp_eth_dst_reg;
+reg [47:0]  cnp_eth_src_reg;
+reg [127:0] cnp_ip_src_reg;
+reg [127:0] cnp_ip_dst_reg;
+reg [15:0]  cnp_udp_sport_reg;
+reg [23:0]  cnp_dest_qp_reg;
 reg [15:0]  div_pkts_reg, div_pkts_next;
 reg [16:0]  div_rem_reg, div_rem_next;
 reg [EXTENT_BITS:0] extent_reg, extent_next;
@@ -164,9 +181,23 @@ crc32_lfsr #(
     .state_out(crc_state)
 );
 
-assign s_qpctx_ready = state_reg == STATE_IDLE;
-assign busy = state_reg != STATE_IDLE;
-assign s_evt_ready = state_reg == STATE_IDLE && !s_qpctx_valid;
+// Next-state values of the packet counters (both stop when pkts is full).
+wire        count_full = entry_pkts == 16'hFFFF;
+wire [15:0] pkts_new = count_full ? entry_pkts : entry_pkts + 16'd1;
+wire [15:0] ce_pkts_new = count_full || !b_ce_reg ? entry_ce_pkts : entry_ce_pkts + 16'd1;
+wire        remote_known = b_src_qp_valid_reg || entry_remote_valid;
+wire [23:0] remote_qp = b_src_qp_valid_reg ? b_src_qp_reg : entry_remote_qp;
+wire        interval_passed = !entry_cnp_sent || (b_time_reg - entry_last_cnp) >= {32'd0, cfg_cnp_interval};
+wire        send_cnp = b_valid_reg && b_ce_reg && remote_known && interval_passed;
+// Stage B waits while the builder is still busy with the previous CNP.
+wire        b_stall = send_cnp && cnp_state_reg != CNP_IDLE;
+wire        b_done = b_valid_reg && !b_stall;
+
+assign s_qpctx_ready = !init_reg && !b_valid_reg;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && !(b_valid_reg && b_stall);
+assign busy = init_reg || b_valid_reg || cnp_state_reg != CNP_IDLE;
+wire   accept = s_evt_valid && s_evt_ready;
+wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
 
 // Output beats straight from the frame register.
 localparam PADDED_BYTES = BEATS * KEEP_WIDTH;
@@ -174,11 +205,11 @@ wire [PADDED_BYTES*8-1:0] frame_padded = {{(PADDED_BYTES-FRAME_BYTES)*8{1'b0}}, 
 localparam [7:0] KEEP_BYTES = KEEP_WIDTH[7:0];
 wire [7:0] beat_offset = {{(8-BEAT_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
 wire [7:0] bytes_left = {1'b0, frame_len_reg} - beat_offset;
-assign m_axis_tvalid = state_reg == STATE_SEND;
+assign m_axis_tvalid = cnp_state_reg == CNP_SEND;
 assign m_axis_tdata = frame_padded[beat_reg * DATA_WIDTH +: DATA_WIDTH];
 assign m_axis_tlast = bytes_left <= KEEP_BYTES;
 assign m_axis_tkeep = m_axis_tlast ? ~({KEEP_WIDTH{1'b1}} << bytes_left) : {KEEP_WIDTH{1'b1}};
-assign m_axis_tuser = evt_time_reg;
+assign m_axis_tuser = cnp_time_reg;
 
 // Multi-byte header fields in wire order (first byte in bits 7:0).
 function [15:0] be16(input [15:0] v);
@@ -199,27 +230,18 @@ function [31:0] be32(input [31:0] v);
     be32 = {v[7:0], v[15:8], v[23:16], v[31:24]};
 endfunction
 
-// Next-state values of the packet counters (both stop when pkts is full).
-wire        count_full = entry_pkts == 16'hFFFF;
-wire [15:0] pkts_new = count_full ? entry_pkts : entry_pkts + 16'd1;
-wire [15:0] ce_pkts_new = count_full || !evt_ce_reg ? entry_ce_pkts : entry_ce_pkts + 16'd1;
-wire        remote_known = evt_src_qp_valid_reg || entry_remote_valid;
-wire [23:0] remote_qp = evt_src_qp_valid_reg ? evt_src_qp_reg : entry_remote_qp;
-wire        interval_passed = !entry_cnp_sent || (evt_time_reg - entry_last_cnp) >= {32'd0, cfg_cnp_interval};
-wire        send_cnp = evt_ce_reg && remote_known && interval_passed;
-
 // Restoring division step of ce * 2^15 / pkts (ce < pkts).
 wire [16:0] div_shifted = {div_rem_reg[15:0], 1'b0};
 wire        div_fits = div_shifted >= {1'b0, div_pkts_reg};
 
 // The CNP fields (SPEC.md §6.3).
 wire [7:0]   tos = {cfg_cnp_dscp, 2'b00};
-wire [15:0]  l3_type = evt_ipv6_reg ? 16'h86DD : 16'h0800;
+wire [15:0]  l3_type = cnp_ipv6_reg ? 16'h86DD : 16'h0800;
 wire [127:0] reserved = cfg_metaroce
     ? {96'd0, be16(extent_reg[15:0]), 16'h014D}
     : 128'd0;
 wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, 8'h81};
-wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(evt_udp_sport_reg)};
+wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport_reg)};
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
 
@@ -229,26 +251,62 @@ wire [16:0] csum_once = {1'b0, csum_sum[15:0]} + {13'd0, csum_sum[19:16]};
 wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
 always @* begin
     csum_sum = {4'd0, 8'h45, tos} + 20'h0003C + 20'h04000 + 20'h04011
-        + {4'd0, evt_ip_dst_reg[31:16]} + {4'd0, evt_ip_dst_reg[15:0]}
-        + {4'd0, evt_ip_src_reg[31:16]} + {4'd0, evt_ip_src_reg[15:0]};
+        + {4'd0, cnp_ip_dst_reg[31:16]} + {4'd0, cnp_ip_dst_reg[15:0]}
+        + {4'd0, cnp_ip_src_reg[31:16]} + {4'd0, cnp_ip_src_reg[15:0]};
 end
 
-wire [159:0] ipv4 = {be32(evt_ip_src_reg[31:0]), be32(evt_ip_dst_reg[31:0]), be16(ipv4_checksum),
+wire [159:0] ipv4 = {be32(cnp_ip_src_reg[31:0]), be32(cnp_ip_dst_reg[31:0]), be16(ipv4_checksum),
                      8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd60), tos, 8'h45};
 wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
-wire [319:0] ipv6 = {be128(evt_ip_src_reg), be128(evt_ip_dst_reg), 8'h40, 8'h11, be16(16'd40),
+wire [319:0] ipv6 = {be128(cnp_ip_src_reg), be128(cnp_ip_dst_reg), 8'h40, 8'h11, be16(16'd40),
                      16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
 wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
 // Transport: UDP, BTH, reserved (36 bytes).
 wire [287:0] transport = {reserved, bth, udp};
 wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
-wire [111:0] eth = {be16(evt_vlan_valid_reg ? 16'h8100 : l3_type), be48(evt_eth_dst_reg), be48(evt_eth_src_reg)};
-wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, evt_vlan_id_reg})};
+wire [111:0] eth = {be16(cnp_vlan_valid_reg ? 16'h8100 : l3_type), be48(cnp_eth_dst_reg), be48(cnp_eth_src_reg)};
+wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id_reg})};
 
+// Stage A, stage B and the RAM.
 always @* begin
-    state_next = state_reg;
+    init_next = init_reg;
     init_addr_next = init_addr_reg;
-    cnp_dest_qp_next = cnp_dest_qp_reg;
+    b_valid_next = b_valid_reg && b_stall;
+    rd_en = 1'b0;
+    wr_en = 1'b0;
+    wr_addr = b_qp_reg;
+    wr_data = {NP_ENTRY_WIDTH{1'b0}};
+
+    if (init_reg) begin
+        wr_en = 1'b1;
+        wr_addr = init_addr_reg;
+        init_addr_next = init_addr_reg + 1;
+        if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+            init_next = 1'b0;
+        end
+    end else if (s_qpctx_valid && s_qpctx_ready) begin
+        // Loading a context starts the QP afresh.
+        if ({8'd0, s_qpctx_local} < QP_COUNT) begin
+            wr_en = 1'b1;
+            wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
+            wr_data = {1'b1, s_qpctx_remote, {(NP_ENTRY_WIDTH-25){1'b0}}};
+        end
+    end else if (b_done) begin
+        wr_en = 1'b1;
+        wr_data = send_cnp
+            ? {entry_remote_valid, entry_remote_qp, 1'b1, b_time_reg, 32'd0}
+            : {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new};
+    end
+
+    if (accept_in_range) begin
+        rd_en = 1'b1;
+        b_valid_next = 1'b1;
+    end
+end
+
+// The CNP builder.
+always @* begin
+    cnp_state_next = cnp_state_reg;
     div_pkts_next = div_pkts_reg;
     div_rem_next = div_rem_reg;
     extent_next = extent_reg;
@@ -257,85 +315,50 @@ always @* begin
     crc_data_next = crc_data_reg;
     frame_len_next = frame_len_reg;
     beat_next = beat_reg;
-    rd_en = 1'b0;
-    rd_addr = s_evt_qp[QP_INDEX_WIDTH-1:0];
-    wr_en = 1'b0;
-    wr_addr = evt_qp_reg;
-    wr_data = {NP_ENTRY_WIDTH{1'b0}};
 
-    case (state_reg)
-        STATE_INIT: begin
-            wr_en = 1'b1;
-            wr_addr = init_addr_reg;
-            init_addr_next = init_addr_reg + 1;
-            if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
-                state_next = STATE_IDLE;
-            end
-        end
-        STATE_IDLE: begin
-            if (s_qpctx_valid) begin
-                // Loading a context starts the QP afresh.
-                if ({8'd0, s_qpctx_local} < QP_COUNT) begin
-                    wr_en = 1'b1;
-                    wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
-                    wr_data = {1'b1, s_qpctx_remote, {(NP_ENTRY_WIDTH-25){1'b0}}};
-                end
-            end else if (s_evt_valid && {8'd0, s_evt_qp} < QP_COUNT) begin
-                rd_en = 1'b1;
-                state_next = STATE_READ;
-            end
-        end
-        STATE_READ: begin
-            state_next = STATE_UPDATE;
-        end
-        STATE_UPDATE: begin
-            wr_en = 1'b1;
-            if (send_cnp) begin
-                wr_data = {entry_remote_valid, entry_remote_qp, 1'b1, evt_time_reg, 32'd0};
-                cnp_dest_qp_next = remote_qp;
+    case (cnp_state_reg)
+        CNP_IDLE: begin
+            if (b_done && send_cnp) begin
                 div_pkts_next = pkts_new;
                 div_rem_next = {1'b0, ce_pkts_new};
                 div_step_next = 4'd0;
                 extent_next = {1'b1, {EXTENT_BITS{1'b0}}};
                 if (!cfg_metaroce) begin
-                    state_next = STATE_BUILD;
+                    cnp_state_next = CNP_BUILD;
                 end else if (ce_pkts_new == pkts_new) begin
                     // The whole window was CE: exactly 1.0.
-                    state_next = STATE_BUILD;
+                    cnp_state_next = CNP_BUILD;
                 end else begin
                     extent_next = 0;
-                    state_next = STATE_DIVIDE;
+                    cnp_state_next = CNP_DIVIDE;
                 end
-            end else begin
-                wr_data = {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new};
-                state_next = STATE_IDLE;
             end
         end
-        STATE_DIVIDE: begin
+        CNP_DIVIDE: begin
             extent_next = {extent_reg[EXTENT_BITS-1:0], div_fits};
             div_rem_next = div_fits ? div_shifted - {1'b0, div_pkts_reg} : div_shifted;
             div_step_next = div_step_reg + 1;
             if (div_step_reg == EXTENT_BITS - 1) begin
-                state_next = STATE_BUILD;
+                cnp_state_next = CNP_BUILD;
             end
         end
-        STATE_BUILD: begin
-            if (evt_ipv6_reg) begin
+        CNP_BUILD: begin
+            if (cnp_ipv6_reg) begin
                 crc_data_next = {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0};
-                frame_len_next = evt_vlan_valid_reg ? 7'd98 : 7'd94;
-                frame_next = evt_vlan_valid_reg
+                frame_len_next = cnp_vlan_valid_reg ? 7'd98 : 7'd94;
+                frame_next = cnp_vlan_valid_reg
                     ? {32'd0, transport, ipv6, vlan_tag, eth}
                     : {64'd0, transport, ipv6, eth};
             end else begin
                 crc_data_next = {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
-                frame_len_next = evt_vlan_valid_reg ? 7'd78 : 7'd74;
-                frame_next = evt_vlan_valid_reg
+                frame_len_next = cnp_vlan_valid_reg ? 7'd78 : 7'd74;
+                frame_next = cnp_vlan_valid_reg
                     ? {192'd0, transport, ipv4, vlan_tag, eth}
                     : {224'd0, transport, ipv4, eth};
             end
-            state_next = STATE_CRC;
+            cnp_state_next = CNP_CRC;
         end
-        STATE_CRC: begin
+        CNP_CRC: begin
             // The ICRC goes least significant byte first into the last 4 bytes.
             case (frame_len_reg)
                 7'd74: frame_next[70*8 +: 32] = ~crc_state;
@@ -344,24 +367,25 @@ always @* begin
                 default: frame_next[94*8 +: 32] = ~crc_state;
             endcase
             beat_next = 0;
-            state_next = STATE_SEND;
+            cnp_state_next = CNP_SEND;
         end
-        STATE_SEND: begin
+        CNP_SEND: begin
             if (m_axis_tready) begin
                 beat_next = beat_reg + 1;
                 if (m_axis_tlast) begin
-                    state_next = STATE_IDLE;
+                    cnp_state_next = CNP_IDLE;
                 end
             end
         end
-        default: state_next = STATE_IDLE;
+        default: cnp_state_next = CNP_IDLE;
     endcase
 end
 
 always @(posedge clk) begin
-    state_reg <= state_next;
+    init_reg <= init_next;
     init_addr_reg <= init_addr_next;
-    cnp_dest_qp_reg <= cnp_dest_qp_next;
+    b_valid_reg <= b_valid_next;
+    cnp_state_reg <= cnp_state_next;
     div_pkts_reg <= div_pkts_next;
     div_rem_reg <= div_rem_next;
     extent_reg <= extent_next;
@@ -371,32 +395,49 @@ always @(posedge clk) begin
     frame_len_reg <= frame_len_next;
     beat_reg <= beat_next;
 
-    if (state_reg == STATE_IDLE && s_evt_valid && s_evt_ready) begin
-        evt_time_reg <= s_evt_time;
-        evt_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
-        evt_ce_reg <= s_evt_ce;
-        evt_ipv6_reg <= s_evt_ipv6;
-        evt_vlan_valid_reg <= s_evt_vlan_valid;
-        evt_vlan_id_reg <= s_evt_vlan_id;
-        evt_eth_dst_reg <= s_evt_eth_dst;
-        evt_eth_src_reg <= s_evt_eth_src;
-        evt_ip_src_reg <= s_evt_ip_src;
-        evt_ip_dst_reg <= s_evt_ip_dst;
-        evt_udp_sport_reg <= s_evt_udp_sport;
-        evt_src_qp_valid_reg <= s_evt_src_qp_valid;
-        evt_src_qp_reg <= s_evt_src_qp;
+    if (accept_in_range) begin
+        b_time_reg <= s_evt_time;
+        b_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
+        b_ce_reg <= s_evt_ce;
+        b_ipv6_reg <= s_evt_ipv6;
+        b_vlan_valid_reg <= s_evt_vlan_valid;
+        b_vlan_id_reg <= s_evt_vlan_id;
+        b_eth_dst_reg <= s_evt_eth_dst;
+        b_eth_src_reg <= s_evt_eth_src;
+        b_ip_src_reg <= s_evt_ip_src;
+        b_ip_dst_reg <= s_evt_ip_dst;
+        b_udp_sport_reg <= s_evt_udp_sport;
+        b_src_qp_valid_reg <= s_evt_src_qp_valid;
+        b_src_qp_reg <= s_evt_src_qp;
+        b_fwd_valid_reg <= b_done && b_qp_reg == s_evt_qp[QP_INDEX_WIDTH-1:0];
+        b_fwd_data_reg <= wr_data;
+    end
+
+    if (cnp_state_reg == CNP_IDLE && b_done && send_cnp) begin
+        cnp_time_reg <= b_time_reg;
+        cnp_ipv6_reg <= b_ipv6_reg;
+        cnp_vlan_valid_reg <= b_vlan_valid_reg;
+        cnp_vlan_id_reg <= b_vlan_id_reg;
+        cnp_eth_dst_reg <= b_eth_dst_reg;
+        cnp_eth_src_reg <= b_eth_src_reg;
+        cnp_ip_src_reg <= b_ip_src_reg;
+        cnp_ip_dst_reg <= b_ip_dst_reg;
+        cnp_udp_sport_reg <= b_udp_sport_reg;
+        cnp_dest_qp_reg <= remote_qp;
     end
 
     if (rd_en) begin
-        rd_data_reg <= mem[rd_addr];
+        rd_data_reg <= mem[s_evt_qp[QP_INDEX_WIDTH-1:0]];
     end
     if (wr_en) begin
         mem[wr_addr] <= wr_data;
     end
 
     if (rst) begin
-        state_reg <= STATE_INIT;
+        init_reg <= 1'b1;
         init_addr_reg <= 0;
+        b_valid_reg <= 1'b0;
+        cnp_state_reg <= CNP_IDLE;
     end
 end
 

@@ -223,3 +223,37 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
         outcome.rate_changes
     );
 }
+
+#[test]
+fn the_notification_point_takes_an_event_every_cycle() {
+    use metaroce_cosim::cn::{CnInput, CnStimulus};
+    use metaroce_golden::cn_event::{CnEvent, CnEventKind};
+    let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
+    // Received data without CE (no CNP), cycling over a few QPs so that
+    // consecutive events hit the same RAM word and the forwarding path.
+    let mut stimulus = CnStimulus::default();
+    for i in 0..2000u64 {
+        let ev = CnEvent::new(i, CnEventKind::RxData, [0x13, 0x13, 0x14, 0x15, 0x13][i as usize % 5]);
+        stimulus.frame_ticks.push(i);
+        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
+    }
+    stimulus.frames_read = 2000;
+    for width in DATA_WIDTHS {
+        let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
+        let run = cosim_cn_stimulus(&capture, stimulus_copy(&stimulus), &options, &setup, &setup.regs);
+        assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
+        // One cycle per QP context loaded, one per event, and the drain.
+        let bound = 2000 + setup.nic.qps.len() as u64 + 2;
+        assert!(run.cycles <= bound, "w{width}: {} cycles for 2000 events", run.cycles);
+    }
+}
+
+fn stimulus_copy(s: &metaroce_cosim::cn::CnStimulus) -> metaroce_cosim::cn::CnStimulus {
+    metaroce_cosim::cn::CnStimulus {
+        time: s.time,
+        inputs: s.inputs.clone(),
+        frames_read: s.frames_read,
+        frame_ticks: s.frame_ticks.clone(),
+        error: None,
+    }
+}
