@@ -15,8 +15,12 @@
  * event. The alpha timer stops at alpha 0; a QP at line rate with alpha 0
  * stops both.
  *
- * Cycles per event: accept, RAM read, one per expiry worked off, apply
- * (which writes the RAM back); a cycle more while the rate output is full.
+ * Pipelined: an event a cycle when no timer expiry is due. Stage A takes the
+ * event and reads its QP's RAM word; stage B (the word forwarded from the
+ * previous cycle's write when both events are for the same QP) applies the
+ * event and writes the word back. An event with expiries due leaves the
+ * pipeline for the catch-up loop (one expiry per cycle, then apply); stage B
+ * also waits while the rate output is full.
  *
  * | port               | width | meaning                                          |
  * |--------------------|-------|--------------------------------------------------|
@@ -86,12 +90,11 @@ localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RP_ENTRY_WIDTH = 32 + 32 + 16 + 1 + 1 + 64 + 64 + 32 + 8 + 8;
 localparam [15:0] FRACTION_ONE = 16'h8000;
 
-localparam [2:0]
-    STATE_INIT = 3'd0,
-    STATE_IDLE = 3'd1,
-    STATE_READ = 3'd2,
-    STATE_CATCH_UP = 3'd3,
-    STATE_APPLY = 3'd4;
+localparam [1:0]
+    STATE_INIT = 2'd0,
+    STATE_RUN = 2'd1,
+    STATE_CATCH_UP = 2'd2,
+    STATE_APPLY = 2'd3;
 
 localparam [1:0]
     STAGE_CUT = 2'd0,
@@ -110,7 +113,9 @@ generate
     end
 endgenerate
 
-reg [2:0] state_reg = STATE_INIT, state_next;
+reg [1:0] state_reg = STATE_INIT, state_next;
+// Stage B holds an event whose RAM word was read last cycle.
+reg b_valid_reg = 1'b0, b_valid_next;
 reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
 
 reg [63:0] evt_time_reg;
@@ -120,7 +125,7 @@ reg [16:0] evt_len_reg;
 reg        evt_extent_valid_reg;
 reg [15:0] evt_extent_reg;
 
-// The QP's state while its event is handled.
+// The QP's state in the catch-up loop (and scratch for the fast path).
 reg [31:0] rate_reg, rate_next;
 reg [31:0] target_reg, target_next;
 reg [15:0] alpha_reg, alpha_next;
@@ -143,13 +148,20 @@ reg [23:0] m_rate_qp_reg, m_rate_qp_next;
 
 reg [RP_ENTRY_WIDTH-1:0] mem [0:QP_COUNT-1];
 reg [RP_ENTRY_WIDTH-1:0] rd_data_reg;
-reg                      rd_en;
+wire                     rd_en;
+// The word stage B wrote in the cycle this event was read, when it was
+// for the same QP: the RAM read returned the word from before that write.
+reg                      b_fwd_valid_reg;
+reg [RP_ENTRY_WIDTH-1:0] b_fwd_data_reg;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [RP_ENTRY_WIDTH-1:0] wr_data;
 
-assign s_evt_ready = state_reg == STATE_IDLE;
-assign busy = state_reg != STATE_IDLE || m_rate_valid_reg;
+// Stage B is free, or finishes on the fast path this cycle.
+assign s_evt_ready = state_reg == STATE_RUN && (!b_valid_reg || (!expiry_due && apply_done));
+assign busy = state_reg != STATE_RUN || b_valid_reg || m_rate_valid_reg;
+wire   accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT;
+assign rd_en = accept_in_range;
 assign m_rate_valid = m_rate_valid_reg;
 assign m_rate_time = m_rate_time_reg;
 assign m_rate_qp = m_rate_qp_reg;
@@ -167,37 +179,57 @@ reg [63:0] emit_time;
 reg [1:0]  emit_stage;
 reg [1:0]  emit_trigger;
 
+// The QP's state the datapath works on: the RAM word in stage B, the
+// registers in the catch-up loop and its apply.
+wire [RP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data_reg;
+wire        in_pipe = state_reg == STATE_RUN;
+wire [31:0] cur_rate;
+wire [31:0] cur_target;
+wire [15:0] cur_alpha;
+wire        cur_running;
+wire        cur_cut_seen;
+wire [63:0] cur_alpha_due;
+wire [63:0] cur_increase_due;
+wire [31:0] cur_bytes;
+wire [7:0]  cur_timer_stage;
+wire [7:0]  cur_byte_stage;
+assign {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due, cur_bytes,
+        cur_timer_stage, cur_byte_stage} = in_pipe ? entry
+    : {rate_reg, target_reg, alpha_reg, running_reg, cut_seen_reg, alpha_due_reg, increase_due_reg, bytes_reg,
+       timer_stage_reg, byte_stage_reg};
+reg apply_done;
+
 // Products keep the bits their formula reads; the rest are unused.
 /* verilator lint_off UNUSEDSIGNAL */
 // alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
 // and g <= 2^10, so bit 26 is never set).
-wire [26:0] alpha_g = alpha_reg * cfg_g;
-wire [15:0] alpha_decayed = alpha_reg - alpha_g[25:10] - {15'd0, alpha_g[9:0] != 10'd0};
+wire [26:0] alpha_g = cur_alpha * cfg_g;
+wire [15:0] alpha_decayed = cur_alpha - alpha_g[25:10] - {15'd0, alpha_g[9:0] != 10'd0};
 
 // The timer expiry due first, and whether it is due by the event's tick.
 // The alpha timer runs while alpha is above 0 (a decay of 0 changes nothing).
-wire        alpha_first = alpha_reg != 0 && alpha_due_reg <= increase_due_reg;
-wire [63:0] next_due = alpha_first ? alpha_due_reg : increase_due_reg;
-wire        expiry_due = running_reg && next_due <= evt_time_reg;
+wire        alpha_first = cur_alpha != 0 && cur_alpha_due <= cur_increase_due;
+wire [63:0] next_due = alpha_first ? cur_alpha_due : cur_increase_due;
+wire        expiry_due = cur_running && next_due <= evt_time_reg;
 
 // One increase step; stage counts as they are after this step's count.
 wire        by_timer = state_reg == STATE_CATCH_UP;
-wire [7:0]  timer_stage_inc = timer_stage_reg == 8'hFF ? 8'hFF : timer_stage_reg + 8'd1;
-wire [7:0]  byte_stage_inc = byte_stage_reg == 8'hFF ? 8'hFF : byte_stage_reg + 8'd1;
-wire [7:0]  step_timer_stage = by_timer ? timer_stage_inc : timer_stage_reg;
-wire [7:0]  step_byte_stage = by_timer ? byte_stage_reg : byte_stage_inc;
+wire [7:0]  timer_stage_inc = cur_timer_stage == 8'hFF ? 8'hFF : cur_timer_stage + 8'd1;
+wire [7:0]  byte_stage_inc = cur_byte_stage == 8'hFF ? 8'hFF : cur_byte_stage + 8'd1;
+wire [7:0]  step_timer_stage = by_timer ? timer_stage_inc : cur_timer_stage;
+wire [7:0]  step_byte_stage = by_timer ? cur_byte_stage : byte_stage_inc;
 wire [7:0]  stage_high = step_timer_stage > step_byte_stage ? step_timer_stage : step_byte_stage;
 wire [7:0]  stage_low = step_timer_stage > step_byte_stage ? step_byte_stage : step_timer_stage;
 wire [7:0]  hyper_steps = stage_low - cfg_threshold;
 wire [39:0] hyper_add = hyper_steps * cfg_hai_rate;
-wire [40:0] target_hyper_sum = {9'd0, target_reg} + {1'd0, hyper_add};
-wire [32:0] target_ai_sum = {1'b0, target_reg} + {1'b0, cfg_ai_rate};
+wire [40:0] target_hyper_sum = {9'd0, cur_target} + {1'd0, hyper_add};
+wire [32:0] target_ai_sum = {1'b0, cur_target} + {1'b0, cfg_ai_rate};
 reg  [1:0]  inc_stage;
 reg  [31:0] inc_target;
 always @* begin
     if (stage_high < cfg_threshold) begin
         inc_stage = STAGE_FAST_RECOVERY;
-        inc_target = target_reg;
+        inc_target = cur_target;
     end else if (stage_low > cfg_threshold) begin
         inc_stage = STAGE_HYPER;
         inc_target = target_hyper_sum > {9'd0, cfg_line_rate} ? cfg_line_rate : target_hyper_sum[31:0];
@@ -207,32 +239,32 @@ always @* begin
     end
 end
 // (Rt + Rc) / 2 rounded up, so the rate reaches the target.
-wire [32:0] inc_rate_sum = {1'b0, inc_target} + {1'b0, rate_reg} + 33'd1;
+wire [32:0] inc_rate_sum = {1'b0, inc_target} + {1'b0, cur_rate} + 33'd1;
 wire [31:0] inc_rate = inc_rate_sum[32:1];
-wire        inc_changed = inc_rate != rate_reg || inc_target != target_reg;
-wire        converged_after_inc = inc_rate == cfg_line_rate && inc_target == cfg_line_rate && alpha_reg == 0;
+wire        inc_changed = inc_rate != cur_rate || inc_target != cur_target;
+wire        converged_after_inc = inc_rate == cfg_line_rate && inc_target == cfg_line_rate && cur_alpha == 0;
 
 // The cut on a CNP.
 wire        use_extent = cfg_metaroce && evt_extent_valid_reg;
 // An extent above 1.0 (a malformed CNP) counts as 1.0.
 wire [15:0] extent = evt_extent_reg > FRACTION_ONE ? FRACTION_ONE : evt_extent_reg;
-wire [15:0] cut_fraction = use_extent ? extent : alpha_reg;
-wire [47:0] cut_product = rate_reg * cut_fraction;
-wire [31:0] rate_cut = rate_reg - cut_product[47:16];
-wire [47:0] floor_product = rate_reg * cfg_min_dec;
+wire [15:0] cut_fraction = use_extent ? extent : cur_alpha;
+wire [47:0] cut_product = cur_rate * cut_fraction;
+wire [31:0] rate_cut = cur_rate - cut_product[47:16];
+wire [47:0] floor_product = cur_rate * cfg_min_dec;
 wire [31:0] rate_floor = floor_product[46:15];
 wire [31:0] rate_cut_limited = rate_cut > rate_floor ? rate_cut : rate_floor;
-wire        first_cut = !cut_seen_reg && cfg_first_cnp_rate != 0;
-wire [31:0] rate_first = cfg_first_cnp_rate < rate_reg ? cfg_first_cnp_rate : rate_reg;
+wire        first_cut = !cur_cut_seen && cfg_first_cnp_rate != 0;
+wire [31:0] rate_first = cfg_first_cnp_rate < cur_rate ? cfg_first_cnp_rate : cur_rate;
 wire [31:0] rate_after_cut_raw = first_cut ? rate_first : rate_cut_limited;
 wire [31:0] rate_after_cut = rate_after_cut_raw > cfg_min_rate ? rate_after_cut_raw : cfg_min_rate;
 wire [26:0] extent_g = extent * cfg_g;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] alpha_gain = use_extent ? extent_g[25:10] : {cfg_g, 5'd0};
-wire        clamp_target = cfg_clamp_tgt || timer_stage_reg != 0 || byte_stage_reg != 0;
+wire        clamp_target = cfg_clamp_tgt || cur_timer_stage != 0 || cur_byte_stage != 0;
 
 // The byte counter.
-wire [32:0] bytes_sum = {1'b0, bytes_reg} + {16'd0, evt_len_reg};
+wire [32:0] bytes_sum = {1'b0, cur_bytes} + {16'd0, evt_len_reg};
 wire        byte_step = bytes_sum >= {1'b0, cfg_byte_reset};
 
 always @* begin
@@ -262,11 +294,12 @@ always @* begin
     m_rate_alpha_next = m_rate_alpha_reg;
     m_rate_qp_next = m_rate_qp_reg;
 
-    rd_en = 1'b0;
     wr_en = 1'b0;
     wr_addr = evt_qp_reg;
-    wr_data = {rate_reg, target_reg, alpha_reg, running_reg, cut_seen_reg, alpha_due_reg, increase_due_reg,
-               bytes_reg, timer_stage_reg, byte_stage_reg};
+    wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
+               bytes_next, timer_stage_next, byte_stage_next};
+    b_valid_next = b_valid_reg;
+    apply_done = 1'b0;
 
     case (state_reg)
         STATE_INIT: begin
@@ -276,19 +309,17 @@ always @* begin
             wr_data = {cfg_line_rate, cfg_line_rate, cfg_initial_alpha, {(RP_ENTRY_WIDTH-80){1'b0}}};
             init_addr_next = init_addr_reg + 1;
             if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
-                state_next = STATE_IDLE;
+                state_next = STATE_RUN;
             end
         end
-        STATE_IDLE: begin
-            if (s_evt_valid && {8'd0, s_evt_qp} < QP_COUNT) begin
-                rd_en = 1'b1;
-                state_next = STATE_READ;
+        STATE_RUN: begin
+            if (b_valid_reg && expiry_due) begin
+                // Expiries to work off: the event leaves the pipeline.
+                {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
+                 increase_due_next, bytes_next, timer_stage_next, byte_stage_next} = entry;
+                b_valid_next = 1'b0;
+                state_next = STATE_CATCH_UP;
             end
-        end
-        STATE_READ: begin
-            {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
-             bytes_next, timer_stage_next, byte_stage_next} = rd_data_reg;
-            state_next = STATE_CATCH_UP;
         end
         STATE_CATCH_UP: begin
             if (!expiry_due) begin
@@ -312,48 +343,60 @@ always @* begin
                 emit_trigger = TRIGGER_TIMER;
             end
         end
-        STATE_APPLY: begin
-            if (evt_cnp_reg) begin
-                if (out_free) begin
-                    rate_next = rate_after_cut;
-                    target_next = clamp_target ? rate_reg : target_reg;
-                    alpha_next = alpha_decayed + alpha_gain;
-                    running_next = 1'b1;
-                    cut_seen_next = 1'b1;
-                    timer_stage_next = 8'd0;
-                    byte_stage_next = 8'd0;
-                    bytes_next = 32'd0;
-                    alpha_due_next = evt_time_reg + {32'd0, cfg_alpha_period};
-                    increase_due_next = evt_time_reg + {32'd0, cfg_time_reset};
-                    emit = 1'b1;
-                    emit_stage = STAGE_CUT;
-                    emit_trigger = TRIGGER_CNP;
-                    state_next = STATE_IDLE;
-                end
-            end else if (!running_reg) begin
-                state_next = STATE_IDLE;
-            end else if (!byte_step) begin
-                bytes_next = bytes_sum[31:0];
-                state_next = STATE_IDLE;
-            end else if (out_free) begin
+        default: ;
+    endcase
+
+    // Apply the event: on the fast path from the RAM word, after the
+    // catch-up loop from the registers (cur_* selects).
+    if ((state_reg == STATE_RUN && b_valid_reg && !expiry_due) || state_reg == STATE_APPLY) begin
+        {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
+         bytes_next, timer_stage_next, byte_stage_next} =
+            {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due,
+             cur_bytes, cur_timer_stage, cur_byte_stage};
+        if (evt_cnp_reg) begin
+            if (out_free) begin
+                rate_next = rate_after_cut;
+                target_next = clamp_target ? cur_rate : cur_target;
+                alpha_next = alpha_decayed + alpha_gain;
+                running_next = 1'b1;
+                cut_seen_next = 1'b1;
+                timer_stage_next = 8'd0;
+                byte_stage_next = 8'd0;
                 bytes_next = 32'd0;
-                byte_stage_next = byte_stage_inc;
-                rate_next = inc_rate;
-                target_next = inc_target;
-                if (converged_after_inc) begin
-                    running_next = 1'b0;
-                end
-                emit = inc_changed;
-                state_next = STATE_IDLE;
+                alpha_due_next = evt_time_reg + {32'd0, cfg_alpha_period};
+                increase_due_next = evt_time_reg + {32'd0, cfg_time_reset};
+                emit = 1'b1;
+                emit_stage = STAGE_CUT;
+                emit_trigger = TRIGGER_CNP;
+                apply_done = 1'b1;
             end
-            if (state_next == STATE_IDLE) begin
-                wr_en = 1'b1;
-                wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
-                           increase_due_next, bytes_next, timer_stage_next, byte_stage_next};
+        end else if (!cur_running) begin
+            apply_done = 1'b1;
+        end else if (!byte_step) begin
+            bytes_next = bytes_sum[31:0];
+            apply_done = 1'b1;
+        end else if (out_free) begin
+            bytes_next = 32'd0;
+            byte_stage_next = byte_stage_inc;
+            rate_next = inc_rate;
+            target_next = inc_target;
+            if (converged_after_inc) begin
+                running_next = 1'b0;
+            end
+            emit = inc_changed;
+            apply_done = 1'b1;
+        end
+        if (apply_done) begin
+            wr_en = 1'b1;
+            wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
+                       increase_due_next, bytes_next, timer_stage_next, byte_stage_next};
+            if (state_reg == STATE_APPLY) begin
+                state_next = STATE_RUN;
+            end else begin
+                b_valid_next = 1'b0;
             end
         end
-        default: state_next = STATE_IDLE;
-    endcase
+    end
 
     if (emit) begin
         m_rate_valid_next = 1'b1;
@@ -369,6 +412,7 @@ end
 
 always @(posedge clk) begin
     state_reg <= state_next;
+    b_valid_reg <= b_valid_next || accept_in_range;
     init_addr_reg <= init_addr_next;
     rate_reg <= rate_next;
     target_reg <= target_next;
@@ -390,7 +434,9 @@ always @(posedge clk) begin
     m_rate_alpha_reg <= m_rate_alpha_next;
     m_rate_qp_reg <= m_rate_qp_next;
 
-    if (state_reg == STATE_IDLE && s_evt_valid) begin
+    if (accept_in_range) begin
+        b_fwd_valid_reg <= wr_en && state_reg == STATE_RUN && wr_addr == s_evt_qp[QP_INDEX_WIDTH-1:0];
+        b_fwd_data_reg <= wr_data;
         evt_time_reg <= s_evt_time;
         evt_cnp_reg <= s_evt_cnp;
         evt_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
@@ -408,6 +454,7 @@ always @(posedge clk) begin
 
     if (rst) begin
         state_reg <= STATE_INIT;
+        b_valid_reg <= 1'b0;
         init_addr_reg <= 0;
         m_rate_valid_reg <= 1'b0;
     end

@@ -225,15 +225,18 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
 }
 
 #[test]
-fn the_notification_point_takes_an_event_every_cycle() {
+fn both_points_take_an_event_every_cycle() {
     use metaroce_cosim::cn::{CnInput, CnStimulus};
     use metaroce_golden::cn_event::{CnEvent, CnEventKind};
     let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
-    // Received data without CE (no CNP), cycling over a few QPs so that
-    // consecutive events hit the same RAM word and the forwarding path.
+    // Received data without CE (no CNP) and sent data (no CNP yet, so no
+    // timers), cycling over a few QPs so that consecutive events hit the
+    // same RAM word and the forwarding paths of both points.
     let mut stimulus = CnStimulus::default();
     for i in 0..2000u64 {
-        let ev = CnEvent::new(i, CnEventKind::RxData, [0x13, 0x13, 0x14, 0x15, 0x13][i as usize % 5]);
+        let kind = if i % 3 == 0 { CnEventKind::TxData } else { CnEventKind::RxData };
+        let mut ev = CnEvent::new(i, kind, [0x13, 0x13, 0x14, 0x15, 0x13][i as usize % 5]);
+        ev.len = 1000;
         stimulus.frame_ticks.push(i);
         stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
     }
