@@ -36,7 +36,8 @@ struct Variant {
 /// Every model in the binary. All run the RTL assertions; the plain ones
 /// also carry FST tracing (off until a trace is opened), the `Cov` ones
 /// Verilator line and toggle coverage, and `Vparser64Bug` a deliberate bug
-/// (`METAROCE_INJECT_BUG`) for the harness's own tests.
+/// (`METAROCE_INJECT_BUG`) for the harness's own tests. `Vcn*` are the
+/// congestion-notification block.
 const VARIANTS: &[Variant] = &[
     Variant { block: &PARSER, prefix: "Vparser64", width: 64, args: &["--trace-fst"] },
     Variant { block: &PARSER, prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
@@ -50,6 +51,8 @@ const VARIANTS: &[Variant] = &[
     },
     Variant { block: &CN, prefix: "Vcn64", width: 64, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn512", width: 512, args: &["--trace-fst"] },
+    Variant { block: &CN, prefix: "Vcn64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { block: &CN, prefix: "Vcn512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
 ];
 
 /// Arguments every variant gets: optimised, X values randomised per seed

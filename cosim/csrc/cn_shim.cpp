@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "verilated.h"
+#include "verilated_cov.h"
 #include "verilated_fst_c.h"
 #include "cn_abi.h"
 #include "sim_common.h"
@@ -37,9 +38,10 @@ struct CnSim : MrSim {
     virtual bool load_qp(uint64_t local, uint64_t remote) = 0;
     virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
     virtual void trace_close() = 0;
+    virtual bool coverage_write(const char* path) = 0;
 };
 
-template <class Model, int W, bool TRACED>
+template <class Model, int W, bool TRACED, bool COVERED>
 struct CnSimW final : CnSim {
     static constexpr int KEEP = W / 8;
     std::unique_ptr<VerilatedContext> ctx;
@@ -231,6 +233,15 @@ struct CnSimW final : CnSim {
     }
 
     void trace_close() override { trace.close(); }
+
+    bool coverage_write(const char* path) override {
+        if constexpr (COVERED) {
+            ctx->coveragep()->write(path);
+            return true;
+        } else {
+            return false;
+        }
+    }
 };
 
 }  // namespace
@@ -241,7 +252,7 @@ void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t 
                 const mr_cn_config* cfg) {
 #define MR_NEW(model, name, width, traced, covered) \
     if (std::strcmp(variant, name) == 0)            \
-        return static_cast<CnSim*>(new CnSimW<model, width, traced>(seed, idle_pct, stall_pct, *cfg));
+        return static_cast<CnSim*>(new CnSimW<model, width, traced, covered>(seed, idle_pct, stall_pct, *cfg));
     MR_CN_VARIANTS(MR_NEW)
 #undef MR_NEW
     return nullptr;
@@ -278,5 +289,8 @@ bool mr_cn_trace_open(void* sim, const char* path, uint64_t from, uint64_t to) {
 }
 
 void mr_cn_trace_close(void* sim) { static_cast<CnSim*>(sim)->trace_close(); }
+
+// Writes Verilator coverage (coverage.dat format); false without coverage.
+bool mr_cn_coverage_write(void* sim, const char* path) { return static_cast<CnSim*>(sim)->coverage_write(path); }
 
 }  // extern "C"

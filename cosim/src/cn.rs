@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
 use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Record, Transaction};
-use crate::rtl::Handshake;
+use crate::rtl::{Handshake, Model};
 use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED};
 
 /// The NIC file of a capture: `name.nic.json` beside `name.pcap`.
@@ -518,7 +518,7 @@ fn cosim_cn_events(
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut clock = Instant::now();
-    let mut rtl = RtlCn::new(options.model.width, options.handshake, rtl_regs).map_err(Ending::Setup)?;
+    let mut rtl = RtlCn::new(options.model, options.handshake, rtl_regs).map_err(Ending::Setup)?;
     for ctx in &setup.nic.qps {
         rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
     }
@@ -554,6 +554,9 @@ fn cosim_cn_events(
     compare.missing(rtl.cycles())?;
     run.phases.compare.lap(clock);
     rtl.close_trace();
+    if let Some(path) = &options.coverage_dat {
+        rtl.write_coverage(path).map_err(Ending::Setup)?;
+    }
     Ok(())
 }
 
@@ -587,7 +590,7 @@ pub fn replay_cn(
             )
         }
         Some(width) => {
-            let mut rtl = RtlCn::new(width, Handshake::full_speed(0), &setup.regs)?;
+            let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
             for ctx in &setup.nic.qps {
                 rtl.load_qp(ctx.local, ctx.remote)?;
             }

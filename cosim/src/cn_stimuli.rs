@@ -132,8 +132,8 @@ pub fn cn_captures() -> Vec<Capture> {
 
 /// 8:1 incast at the receiver's port (host 1, 25 Gb/s): senders join every
 /// 50 frames, the queue grows with the overload and drains after frame
-/// 1200. Sender 2 uses IPv6, 3 a VLAN, 4 UD (the CNP goes to its DETH
-/// source QP), 5 a QP missing from the table (no CNP).
+/// 1200. Sender 2 uses IPv6, 3 a VLAN, 7 both, 4 UD (the CNP goes to its
+/// DETH source QP), 5 a QP missing from the table (no CNP).
 fn incast() -> (Vec<GenFrame>, NicConfig) {
     const FRAMES: u64 = 2000;
     const SPACING_NS: u64 = 100;
@@ -146,6 +146,7 @@ fn incast() -> (Vec<GenFrame>, NicConfig) {
                 2 => f.ipv6 = true,
                 3 => f.vlan = Some(100),
                 4 => f.ud_src_qp = Some(0x4004),
+                7 => (f.ipv6, f.vlan) = (true, Some(200)),
                 _ => {}
             }
             f

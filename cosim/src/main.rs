@@ -127,8 +127,7 @@ struct CosimArgs {
     /// Cycles of waveform after the divergence.
     #[arg(long, default_value_t = 20)]
     wave_after: u64,
-    /// Build with Verilator line and toggle coverage; write lcov to FILE
-    /// (the parser's runs only).
+    /// Build with Verilator line and toggle coverage; write lcov to FILE.
     #[arg(long, value_name = "FILE")]
     coverage: Option<PathBuf>,
     /// Write JUnit XML (one testcase per capture, width and seed).
@@ -373,12 +372,7 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
         std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     }
 
-    if args.coverage.is_some() && args.block == BlockChoice::Cn {
-        bail!("--coverage measures the parser; the congestion-notification block has no coverage build yet");
-    }
     let blocks: &[BlockChoice] = match args.block {
-        // Coverage builds exist for the parser only.
-        BlockChoice::All if args.coverage.is_some() => &[BlockChoice::Parser],
         BlockChoice::All => &[BlockChoice::Parser, BlockChoice::Cn],
         one => std::slice::from_ref(match one {
             BlockChoice::Parser => &BlockChoice::Parser,

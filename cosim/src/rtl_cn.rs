@@ -8,7 +8,7 @@ use std::ptr::NonNull;
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::CnEvent;
 
-use crate::rtl::{path_to_c, Handshake};
+use crate::rtl::{path_to_c, Handshake, Model, ModelKind};
 
 /// `mr_cn_config` of `csrc/cn_abi.h`: the `cfg_*` ports.
 #[repr(C)]
@@ -131,6 +131,7 @@ extern "C" {
     fn mr_cn_assertion_cycle(sim: *mut c_void) -> u64;
     fn mr_cn_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
     fn mr_cn_trace_close(sim: *mut c_void);
+    fn mr_cn_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
 }
 
 /// Cycles the block may spend on one batch without taking an event or
@@ -164,14 +165,19 @@ pub struct RtlCn {
 // The model belongs to one RtlCn and is only touched through &mut self.
 unsafe impl Send for RtlCn {}
 
-/// The Verilated class of the CN block at `width`.
-pub fn cn_prefix(width: u32) -> String {
-    format!("Vcn{width}")
+/// The Verilated class of the CN block: `width` bits, plain or with coverage.
+pub fn cn_prefix(width: u32, kind: ModelKind) -> Result<String, String> {
+    match kind {
+        ModelKind::Plain => Ok(format!("Vcn{width}")),
+        ModelKind::Coverage => Ok(format!("Vcn{width}Cov")),
+        ModelKind::InjectedBug => Err("the congestion-notification block has no injected-bug build".into()),
+    }
 }
 
 impl RtlCn {
     /// A fresh block after reset and its RAM-clearing sweep, configured.
-    pub fn new(width: u32, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
+    pub fn new(model: Model, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
+        let width = model.width;
         let cfg = RawConfig {
             metaroce: regs.metaroce.into(),
             cnp_interval: regs.cnp_interval_ns.into(),
@@ -191,7 +197,7 @@ impl RtlCn {
             first_cnp_rate: regs.first_cnp_kbps.into(),
             clamp_tgt: regs.clamp_tgt.into(),
         };
-        let prefix = CString::new(cn_prefix(width)).expect("no NUL in a prefix");
+        let prefix = CString::new(cn_prefix(width, model.kind)?).expect("no NUL in a prefix");
         // SAFETY: a NUL-terminated name, plain values and a live config struct.
         let sim = unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim =
@@ -236,6 +242,17 @@ impl RtlCn {
     pub fn close_trace(&mut self) {
         // SAFETY: `sim` is live.
         unsafe { mr_cn_trace_close(self.sim.as_ptr()) }
+    }
+
+    /// Writes Verilator coverage data (`coverage.dat` format) to `path`.
+    pub fn write_coverage(&mut self, path: &Path) -> Result<(), String> {
+        let c_path = path_to_c(path)?;
+        // SAFETY: a NUL-terminated path.
+        if unsafe { mr_cn_coverage_write(self.sim.as_ptr(), c_path.as_ptr()) } {
+            Ok(())
+        } else {
+            Err("this build of the congestion-notification block records no coverage".into())
+        }
     }
 
     /// Sends `events` in order; outputs append to `self.cnps` / `self.rates`.
