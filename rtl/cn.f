@@ -2,4 +2,5 @@
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/dcqcn_rp.v
+rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

@@ -134,15 +134,28 @@ reg [23:0]  b_src_qp_reg;
 reg                      b_fwd_valid_reg;
 reg [NP_ENTRY_WIDTH-1:0] b_fwd_data_reg;
 
-// Per-QP RAM: registered read, one write port.
-reg [NP_ENTRY_WIDTH-1:0] mem [0:QP_COUNT-1];
-reg [NP_ENTRY_WIDTH-1:0] rd_data_reg;
+// Per-QP state RAM (qp_state_ram.v): registered read, one write port.
+wire [NP_ENTRY_WIDTH-1:0] rd_data;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [NP_ENTRY_WIDTH-1:0] wr_data;
 
-wire [NP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data_reg;
+qp_state_ram #(
+    .WIDTH(NP_ENTRY_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) state_ram_inst (
+    .clk(clk),
+    .rd_en(rd_en),
+    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .rd_data(rd_data),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
+wire [NP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data;
 wire        entry_remote_valid = entry[NP_ENTRY_WIDTH-1];
 wire [23:0] entry_remote_qp    = entry[NP_ENTRY_WIDTH-2 -: 24];
 wire        entry_cnp_sent     = entry[96];
@@ -424,13 +437,6 @@ always @(posedge clk) begin
         cnp_ip_dst_reg <= b_ip_dst_reg;
         cnp_udp_sport_reg <= b_udp_sport_reg;
         cnp_dest_qp_reg <= remote_qp;
-    end
-
-    if (rd_en) begin
-        rd_data_reg <= mem[s_evt_qp[QP_INDEX_WIDTH-1:0]];
-    end
-    if (wr_en) begin
-        mem[wr_addr] <= wr_data;
     end
 
     if (rst) begin

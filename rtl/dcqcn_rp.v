@@ -146,8 +146,7 @@ reg [31:0] m_rate_target_reg, m_rate_target_next;
 reg [15:0] m_rate_alpha_reg, m_rate_alpha_next;
 reg [23:0] m_rate_qp_reg, m_rate_qp_next;
 
-reg [RP_ENTRY_WIDTH-1:0] mem [0:QP_COUNT-1];
-reg [RP_ENTRY_WIDTH-1:0] rd_data_reg;
+wire [RP_ENTRY_WIDTH-1:0] rd_data;
 wire                     rd_en;
 // The word stage B wrote in the cycle this event was read, when it was
 // for the same QP: the RAM read returned the word from before that write.
@@ -181,7 +180,21 @@ reg [1:0]  emit_trigger;
 
 // The QP's state the datapath works on: the RAM word in stage B, the
 // registers in the catch-up loop and its apply.
-wire [RP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data_reg;
+qp_state_ram #(
+    .WIDTH(RP_ENTRY_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) state_ram_inst (
+    .clk(clk),
+    .rd_en(rd_en),
+    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .rd_data(rd_data),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
+wire [RP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data;
 wire        in_pipe = state_reg == STATE_RUN;
 wire [31:0] cur_rate;
 wire [31:0] cur_target;
@@ -443,13 +456,6 @@ always @(posedge clk) begin
         evt_len_reg <= s_evt_len;
         evt_extent_valid_reg <= s_evt_extent_valid;
         evt_extent_reg <= s_evt_extent;
-    end
-
-    if (rd_en) begin
-        rd_data_reg <= mem[s_evt_qp[QP_INDEX_WIDTH-1:0]];
-    end
-    if (wr_en) begin
-        mem[wr_addr] <= wr_data;
     end
 
     if (rst) begin

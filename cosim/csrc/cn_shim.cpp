@@ -12,7 +12,6 @@
 #include <memory>
 
 #include "verilated.h"
-#include "verilated_cov.h"
 #include "verilated_fst_c.h"
 #include "cn_abi.h"
 #include "sim_common.h"
@@ -234,14 +233,7 @@ struct CnSimW final : CnSim {
 
     void trace_close() override { trace.close(); }
 
-    bool coverage_write(const char* path) override {
-        if constexpr (COVERED) {
-            ctx->coveragep()->write(path);
-            return true;
-        } else {
-            return false;
-        }
-    }
+    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
 };
 
 }  // namespace

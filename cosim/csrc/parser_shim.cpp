@@ -20,7 +20,6 @@
 #include <string>
 
 #include "verilated.h"
-#include "verilated_cov.h"
 #include "verilated_fst_c.h"
 #include "parser_record.h"
 #include "sim_common.h"
@@ -220,14 +219,7 @@ struct ParserSimW final : ParserSim {
 
     void trace_close() override { trace.close(); }
 
-    bool coverage_write(const char* path) override {
-        if constexpr (COVERED) {
-            ctx->coveragep()->write(path);
-            return true;
-        } else {
-            return false;
-        }
-    }
+    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
 };
 
 }  // namespace

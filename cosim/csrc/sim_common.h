@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "verilated_cov.h"
 #include "verilated_fst_c.h"
 
 // splitmix64: small, seedable, identical on every platform.
@@ -80,3 +81,17 @@ struct MrTrace {
         }
     }
 };
+
+// Writes the context's Verilator coverage (coverage.dat format) to path, for
+// builds with coverage; false for the others.
+template <bool COVERED>
+bool mr_coverage_write(VerilatedContext* ctx, const char* path) {
+    if constexpr (COVERED) {
+        ctx->coveragep()->write(path);
+        return true;
+    } else {
+        (void)ctx;
+        (void)path;
+        return false;
+    }
+}

@@ -125,6 +125,7 @@ pub fn cn_captures() -> Vec<Capture> {
         all_to_all(),
         dcqcn_stages(),
         dcqcn_clamp_first_cnp(),
+        dcqcn_fast_alpha(),
         metaroce_sender(),
         idle_gaps_20s(),
     ]
@@ -248,6 +249,30 @@ fn dcqcn_clamp_first_cnp() -> Capture {
         ..CcParams::default()
     };
     capture("dcqcn_clamp_first_cnp.pcap", sender(1000, 0x12, &cnps), sender_nic(0x12, cc))
+}
+
+/// g = 1 (alpha falls to 0 at its first update) and large increase steps:
+/// the rate is back at line rate within a few steps. Until 800 µs the byte
+/// counter (every 13 frames) outpaces the timer (300 µs) and converges the
+/// QP; then the sender goes quiet after two last CNPs (the first, at line
+/// rate with alpha 0, only sets alpha), and one frame at 20 ms
+/// lets the timer alone bring it back.
+fn dcqcn_fast_alpha() -> Capture {
+    let cnps: Vec<(u64, Option<u16>)> = [10, 400, 405, 790, 791].iter().map(|&us| (us, None)).collect();
+    let mut frames = sender(800, 0x16, &cnps);
+    let last = sender(1, 0x16, &[]).remove(0);
+    frames.push(GenFrame::at(START_NS + 20_000 * US, last.data));
+    let cc = CcParams {
+        rp_dce_tcp_g: 1024,
+        rp_ai_rate: 20_000,
+        rp_hai_rate: 40_000,
+        rp_threshold: 1,
+        ..CcParams::default()
+    };
+    let mut nic = sender_nic(0x16, cc);
+    nic.cc.rp_byte_reset = 4096;
+    nic.cc.rp_time_reset = 300;
+    capture("dcqcn_fast_alpha.pcap", frames, nic)
 }
 
 /// MetaRoCE CNPs of mild (5 %), half and full extent, a standard CNP (the
