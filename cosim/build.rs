@@ -82,7 +82,70 @@ fn main() {
         println!("cargo:rerun-if-changed={}", entry.path().display());
     }
 
-    let verilator_root = verilator_root(&verilator);
+    generate_record_bindings(&out_dir);
+    generate_variant_table(&out_dir);
+
+    // The Verilated models are built once per content (RTL, shim, this
+    // script, the tools) into target/metaroce-rtl/<key>/ and shared by every
+    // profile: `cargo clippy` and `cargo test` would otherwise each verilate
+    // and compile all of them.
+    let key = cache_key(&root, &manifest_dir, &verilator);
+    let target_dir = out_dir.ancestors().nth(4).map_or_else(|| out_dir.clone(), Path::to_path_buf);
+    let cache = target_dir.join("metaroce-rtl").join(format!("{key:016x}"));
+    if !cache.join("libmetaroce_rtl.a").exists() {
+        let staging = cache.with_extension(format!("tmp{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging).expect("the model cache directory");
+        build_models(&root, &manifest_dir, &out_dir, &staging, &verilator);
+        if std::fs::rename(&staging, &cache).is_err() {
+            // Another build finished the same models first.
+            assert!(cache.join("libmetaroce_rtl.a").exists(), "cannot move {} into place", staging.display());
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+        // Models of older sources are of no further use.
+        for old in std::fs::read_dir(target_dir.join("metaroce-rtl")).into_iter().flatten().flatten() {
+            if old.path() != cache && !old.path().to_string_lossy().contains(".tmp") {
+                let _ = std::fs::remove_dir_all(old.path());
+            }
+        }
+    }
+    println!("cargo:rustc-link-search=native={}", cache.display());
+    println!("cargo:rustc-link-lib=static=metaroce_rtl");
+    println!("cargo:rustc-link-lib=stdc++");
+    println!("cargo:rustc-link-lib=pthread");
+    println!("cargo:rustc-link-lib=atomic");
+    println!("cargo:rustc-link-lib=z");
+}
+
+/// What the models depend on: every file of rtl/ and csrc/, the record
+/// field table, this script, the Verilator version and the C++ compiler.
+fn cache_key(root: &Path, manifest_dir: &Path, verilator: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for dir in [root.join("rtl"), manifest_dir.join("csrc")] {
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(&dir).expect("source directory").flatten().map(|e| e.path()).collect();
+        files.sort();
+        for file in files {
+            file.file_name().hash(&mut hasher);
+            std::fs::read(&file).unwrap_or_default().hash(&mut hasher);
+        }
+    }
+    for file in ["src/rtl_fields.rs", "build.rs"] {
+        std::fs::read(manifest_dir.join(file)).expect("build input").hash(&mut hasher);
+    }
+    let version = Command::new(verilator).arg("--version").output().map(|o| o.stdout).unwrap_or_default();
+    version.hash(&mut hasher);
+    for var in ["CXX", "CXXFLAGS", "TARGET"] {
+        std::env::var(var).unwrap_or_default().hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Verilates every variant into `dir` and compiles them with the shim into
+/// `dir/libmetaroce_rtl.a`.
+fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, verilator: &str) {
+    let verilator_root = verilator_root(verilator);
     let include = verilator_root.join("include");
 
     let mut build = cc::Build::new();
@@ -96,17 +159,17 @@ fn main() {
         .flag_if_supported("-fcf-protection=none")
         .include(&include)
         .include(include.join("vltstd"))
-        .include(&out_dir)
+        .include(out_dir)
         .include(manifest_dir.join("csrc"));
 
     let mut globals = Vec::new();
     let mut switches: BTreeMap<String, String> = BTreeMap::new();
     for variant in VARIANTS {
-        let mdir = out_dir.join(variant.prefix);
+        let mdir = dir.join(variant.prefix);
         let list = std::fs::read_to_string(root.join(variant.block.file_list)).expect("the block's source list");
         let sources: Vec<&str> =
             list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
-        let mut cmd = Command::new(&verilator);
+        let mut cmd = Command::new(verilator);
         cmd.args(COMMON_ARGS)
             .args(["--top-module", variant.block.top])
             .args(variant.args)
@@ -149,12 +212,7 @@ fn main() {
         build.file(manifest_dir.join("csrc").join(shim));
     }
 
-    generate_record_bindings(&out_dir);
-    generate_variant_table(&out_dir);
-    build.compile("metaroce_rtl");
-    println!("cargo:rustc-link-lib=pthread");
-    println!("cargo:rustc-link-lib=atomic");
-    println!("cargo:rustc-link-lib=z");
+    build.out_dir(dir).cargo_metadata(false).compile("metaroce_rtl");
 }
 
 fn verilator_root(verilator: &str) -> PathBuf {
