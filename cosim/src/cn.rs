@@ -180,7 +180,7 @@ pub struct CnInput {
 }
 
 /// A capture as the CN block sees it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct CnStimulus {
     pub time: TimeBase,
     pub inputs: Vec<CnInput>,
@@ -365,11 +365,7 @@ impl CnComparator<'_> {
     }
 
     fn remember(&mut self, stream: usize, t: Transaction) {
-        let list = &mut self.rtl_last[stream];
-        list.push_back(t);
-        while list.len() > self.options.history + 1 {
-            list.pop_front();
-        }
+        crate::report::remember(&mut self.rtl_last[stream], t, self.options.history);
     }
 
     fn diverged(

@@ -15,6 +15,7 @@ use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use crate::cn::{cosim_cn_stimulus, CnInput, CnOverrides, CnSetup, CnStimulus};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
+use crate::stimuli::splitmix64;
 
 /// Events per scenario.
 pub const EVENTS_PER_SCENARIO: u64 = 400;
@@ -24,11 +25,9 @@ struct Dice(u64);
 
 impl Dice {
     fn next(&mut self) -> u64 {
+        let out = splitmix64(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        out
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n

@@ -6,8 +6,9 @@
 use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::notify::cnp_frame;
+use metaroce_golden::record::MacAddr;
 
-use crate::stimuli::{host_ipv4, host_ipv6, host_mac, Capture, GenFrame, RoceFrame, START_NS};
+use crate::stimuli::{host_ipv4, host_ipv6, host_mac, splitmix64, Capture, GenFrame, RoceFrame, START_NS};
 
 const RC_SEND_ONLY: u8 = 0x04;
 const UD_SEND_ONLY: u8 = 0x64;
@@ -77,10 +78,7 @@ impl Flow {
 
 /// splitmix64 of a frame number and a salt: the generator's dice.
 fn dice(n: u64, salt: u64) -> u64 {
-    let mut z = (n << 16 ^ salt).wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    splitmix64(n << 16 ^ salt)
 }
 
 /// RED marking on a queue of `queue` bytes (Kmin 10 KB, Kmax 100 KB,
@@ -103,9 +101,8 @@ fn red_mark(queue: u64, n: u64, salt: u64) -> u8 {
 }
 
 fn nic(local: u8, qps: &[(u32, u32)], cc: CcParams) -> NicConfig {
-    let mac = host_mac(local);
     NicConfig {
-        local_mac: Some(mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")),
+        local_mac: Some(MacAddr(host_mac(local)).to_string()),
         qps: qps.iter().map(|&(local, remote)| QpContext { local, remote }).collect(),
         cc,
     }

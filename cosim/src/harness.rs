@@ -549,12 +549,8 @@ impl<'a> Comparator<'a> {
     }
 
     fn remember(&mut self, golden: Transaction, rtl: Transaction) {
-        for (list, t) in [(&mut self.golden_last, golden), (&mut self.rtl_last, rtl)] {
-            list.push_back(t);
-            while list.len() > self.options.history + 1 {
-                list.pop_front();
-            }
-        }
+        crate::report::remember(&mut self.golden_last, golden, self.options.history);
+        crate::report::remember(&mut self.rtl_last, rtl, self.options.history);
     }
 
     fn diverged(

@@ -39,6 +39,15 @@ impl Record {
     }
 }
 
+/// Appends `t` to a report's recent transactions, keeping the last `history`
+/// matched ones and the newest.
+pub fn remember(list: &mut std::collections::VecDeque<Transaction>, t: Transaction, history: usize) {
+    list.push_back(t);
+    while list.len() > history + 1 {
+        list.pop_front();
+    }
+}
+
 /// One field on which the models disagree.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FieldDiff {

@@ -168,7 +168,12 @@ pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
 /// splitmix64 of a sequence number and a salt: field values that look
 /// random but never change.
 fn value(seq: u32, salt: u32) -> u64 {
-    let mut z = ((seq as u64) << 32 | salt as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    splitmix64((seq as u64) << 32 | salt as u64)
+}
+
+/// One step of splitmix64 from `state`: the generators' shared dice.
+pub fn splitmix64(state: u64) -> u64 {
+    let mut z = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

@@ -243,20 +243,10 @@ fn both_points_take_an_event_every_cycle() {
     stimulus.frames_read = 2000;
     for width in DATA_WIDTHS {
         let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
-        let run = cosim_cn_stimulus(&capture, stimulus_copy(&stimulus), &options, &setup, &setup.regs);
+        let run = cosim_cn_stimulus(&capture, stimulus.clone(), &options, &setup, &setup.regs);
         assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
         // One cycle per QP context loaded, one per event, and the drain.
         let bound = 2000 + setup.nic.qps.len() as u64 + 2;
         assert!(run.cycles <= bound, "w{width}: {} cycles for 2000 events", run.cycles);
-    }
-}
-
-fn stimulus_copy(s: &metaroce_cosim::cn::CnStimulus) -> metaroce_cosim::cn::CnStimulus {
-    metaroce_cosim::cn::CnStimulus {
-        time: s.time,
-        inputs: s.inputs.clone(),
-        frames_read: s.frames_read,
-        frame_ticks: s.frame_ticks.clone(),
-        error: None,
     }
 }
