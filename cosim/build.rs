@@ -19,10 +19,18 @@ struct Block {
     top: &'static str,
     file_list: &'static str,
     table_macro: &'static str,
+    /// The top has a `DATA_WIDTH` parameter.
+    has_width: bool,
 }
 
-const PARSER: Block = Block { top: "roce_parser", file_list: "rtl/parser.f", table_macro: "MR_PARSER_VARIANTS" };
-const CN: Block = Block { top: "roce_cn", file_list: "rtl/cn.f", table_macro: "MR_CN_VARIANTS" };
+const PARSER: Block =
+    Block { top: "roce_parser", file_list: "rtl/parser.f", table_macro: "MR_PARSER_VARIANTS", has_width: true };
+const CN: Block = Block { top: "roce_cn", file_list: "rtl/cn.f", table_macro: "MR_CN_VARIANTS", has_width: true };
+const PACER: Block =
+    Block { top: "roce_pacer", file_list: "rtl/pacer.f", table_macro: "MR_PACER_VARIANTS", has_width: false };
+const PIPELINE: Block =
+    Block { top: "roce_pipeline", file_list: "rtl/pipeline.f", table_macro: "MR_PIPELINE_VARIANTS", has_width: true };
+const BLOCKS: [&Block; 4] = [&PARSER, &CN, &PACER, &PIPELINE];
 
 /// One Verilated build: `prefix` is its C++ class, `args` what it adds to
 /// the common Verilator arguments.
@@ -37,7 +45,8 @@ struct Variant {
 /// also carry FST tracing (off until a trace is opened), the `Cov` ones
 /// Verilator line and toggle coverage, and `Vparser64Bug` a deliberate bug
 /// (`METAROCE_INJECT_BUG`) for the harness's own tests. `Vcn*` are the
-/// congestion-notification block.
+/// congestion-notification block, `Vpacer*` the pacer (no data width) and
+/// `Vpipeline*` the whole top.
 const VARIANTS: &[Variant] = &[
     Variant { block: &PARSER, prefix: "Vparser64", width: 64, args: &["--trace-fst"] },
     Variant { block: &PARSER, prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
@@ -53,6 +62,10 @@ const VARIANTS: &[Variant] = &[
     Variant { block: &CN, prefix: "Vcn512", width: 512, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
     Variant { block: &CN, prefix: "Vcn512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { block: &PACER, prefix: "Vpacer", width: 64, args: &["--trace-fst"] },
+    Variant { block: &PACER, prefix: "VpacerCov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
+    Variant { block: &PIPELINE, prefix: "Vpipeline64", width: 64, args: &["--trace-fst"] },
+    Variant { block: &PIPELINE, prefix: "Vpipeline512", width: 512, args: &["--trace-fst"] },
 ];
 
 /// Arguments every variant gets: optimised, X values randomised per seed
@@ -173,7 +186,7 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
         cmd.args(COMMON_ARGS)
             .args(["--top-module", variant.block.top])
             .args(variant.args)
-            .arg(format!("-GDATA_WIDTH={}", variant.width))
+            .args(variant.block.has_width.then(|| format!("-GDATA_WIDTH={}", variant.width)))
             .args(["--prefix", variant.prefix, "-Mdir"])
             .arg(&mdir)
             .args(sources.iter().map(|s| root.join(s)));
@@ -208,7 +221,7 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
         build.define(key, value.as_str());
     }
     build.define("VM_SC", "0");
-    for shim in ["sim_common.cpp", "parser_shim.cpp", "cn_shim.cpp"] {
+    for shim in ["sim_common.cpp", "parser_shim.cpp", "cn_shim.cpp", "pacer_shim.cpp", "pipeline_shim.cpp"] {
         build.file(manifest_dir.join("csrc").join(shim));
     }
 
@@ -320,7 +333,7 @@ fn generate_variant_table(out_dir: &Path) {
     for v in VARIANTS {
         writeln!(h, "#include \"{}.h\"", v.prefix).unwrap();
     }
-    for block in [&PARSER, &CN] {
+    for block in BLOCKS {
         writeln!(h, "#define {}(X) \\", block.table_macro).unwrap();
         for v in VARIANTS.iter().filter(|v| v.block.top == block.top) {
             let traced = v.args.contains(&"--trace-fst");

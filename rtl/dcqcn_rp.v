@@ -13,7 +13,9 @@
  * the expiries up to the event's tick, one per cycle (alpha first on a
  * tie), each rate change stamped with its expiry tick; then it applies the
  * event. The alpha timer stops at alpha 0; a QP at line rate with alpha 0
- * stops both.
+ * stops both. Every sent-bytes event ends in one transaction that hands the
+ * packet on to the pacer (m_rate_sent): its byte-counter step, or trigger 3
+ * when nothing changed. The pacer so sees rates and packets in one order.
  *
  * Pipelined: an event a cycle when no timer expiry is due. Stage A takes the
  * event and reads its QP's RAM word; stage B (the word forwarded from the
@@ -36,7 +38,9 @@
  * | m_rate_target      | 32    | target rate Rt after the step, kb/s              |
  * | m_rate_alpha       | 16    | alpha after the step, Q1.15                      |
  * | m_rate_stage       | 2     | 0 cut, 1 fast recovery, 2 additive, 3 hyper      |
- * | m_rate_trigger     | 2     | 0 CNP, 1 timer, 2 byte counter                   |
+ * | m_rate_trigger     | 2     | 0 CNP, 1 timer, 2 byte counter, 3 sent (no change)|
+ * | m_rate_sent        | 1     | closes a sent-bytes event: hands the packet on    |
+ * | m_rate_len         | 17    | that packet's bytes                              |
  * | busy               | 1     | an event or rate change is still in the block    |
  *
  * RAM word (RP_ENTRY_WIDTH bits), high to low: rate 32, target 32,
@@ -82,6 +86,8 @@ module dcqcn_rp #(
     output wire [15:0]  m_rate_alpha,
     output wire [1:0]   m_rate_stage,
     output wire [1:0]   m_rate_trigger,
+    output wire         m_rate_sent,
+    output wire [16:0]  m_rate_len,
 
     output wire         busy
 );
@@ -105,7 +111,8 @@ localparam [1:0]
 localparam [1:0]
     TRIGGER_CNP = 2'd0,
     TRIGGER_TIMER = 2'd1,
-    TRIGGER_BYTES = 2'd2;
+    TRIGGER_BYTES = 2'd2,
+    TRIGGER_SENT = 2'd3;
 
 generate
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
@@ -145,6 +152,8 @@ reg [31:0] m_rate_rate_reg, m_rate_rate_next;
 reg [31:0] m_rate_target_reg, m_rate_target_next;
 reg [15:0] m_rate_alpha_reg, m_rate_alpha_next;
 reg [23:0] m_rate_qp_reg, m_rate_qp_next;
+reg        m_rate_sent_reg, m_rate_sent_next;
+reg [16:0] m_rate_len_reg, m_rate_len_next;
 
 wire [RP_ENTRY_WIDTH-1:0] rd_data;
 wire                     rd_en;
@@ -169,6 +178,8 @@ assign m_rate_target = m_rate_target_reg;
 assign m_rate_alpha = m_rate_alpha_reg;
 assign m_rate_stage = m_rate_stage_reg;
 assign m_rate_trigger = m_rate_trigger_reg;
+assign m_rate_sent = m_rate_sent_reg;
+assign m_rate_len = m_rate_len_reg;
 
 wire out_free = !m_rate_valid_reg || m_rate_ready;
 
@@ -177,6 +188,7 @@ reg        emit;
 reg [63:0] emit_time;
 reg [1:0]  emit_stage;
 reg [1:0]  emit_trigger;
+reg        emit_sent;
 
 // The QP's state the datapath works on: the RAM word in stage B, the
 // registers in the catch-up loop and its apply.
@@ -298,6 +310,7 @@ always @* begin
     emit_time = evt_time_reg;
     emit_stage = inc_stage;
     emit_trigger = TRIGGER_BYTES;
+    emit_sent = 1'b0;
     m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
     m_rate_time_next = m_rate_time_reg;
     m_rate_stage_next = m_rate_stage_reg;
@@ -306,6 +319,8 @@ always @* begin
     m_rate_target_next = m_rate_target_reg;
     m_rate_alpha_next = m_rate_alpha_reg;
     m_rate_qp_next = m_rate_qp_reg;
+    m_rate_sent_next = m_rate_sent_reg;
+    m_rate_len_next = m_rate_len_reg;
 
     wr_en = 1'b0;
     wr_addr = evt_qp_reg;
@@ -383,20 +398,28 @@ always @* begin
                 emit_trigger = TRIGGER_CNP;
                 apply_done = 1'b1;
             end
-        end else if (!cur_running) begin
-            apply_done = 1'b1;
-        end else if (!byte_step) begin
-            bytes_next = bytes_sum[31:0];
-            apply_done = 1'b1;
         end else if (out_free) begin
-            bytes_next = 32'd0;
-            byte_stage_next = byte_stage_inc;
-            rate_next = inc_rate;
-            target_next = inc_target;
-            if (converged_after_inc) begin
-                running_next = 1'b0;
+            // Sent bytes: the byte counter (while the timers run), and the
+            // packet handed on in this event's last transaction.
+            emit_trigger = TRIGGER_SENT;
+            emit_stage = STAGE_CUT;
+            if (cur_running && byte_step) begin
+                bytes_next = 32'd0;
+                byte_stage_next = byte_stage_inc;
+                rate_next = inc_rate;
+                target_next = inc_target;
+                if (converged_after_inc) begin
+                    running_next = 1'b0;
+                end
+                if (inc_changed) begin
+                    emit_trigger = TRIGGER_BYTES;
+                    emit_stage = inc_stage;
+                end
+            end else if (cur_running) begin
+                bytes_next = bytes_sum[31:0];
             end
-            emit = inc_changed;
+            emit = 1'b1;
+            emit_sent = 1'b1;
             apply_done = 1'b1;
         end
         if (apply_done) begin
@@ -420,6 +443,8 @@ always @* begin
         m_rate_target_next = target_next;
         m_rate_alpha_next = alpha_next;
         m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
+        m_rate_sent_next = emit_sent;
+        m_rate_len_next = evt_len_reg;
     end
 end
 
@@ -446,6 +471,8 @@ always @(posedge clk) begin
     m_rate_target_reg <= m_rate_target_next;
     m_rate_alpha_reg <= m_rate_alpha_next;
     m_rate_qp_reg <= m_rate_qp_next;
+    m_rate_sent_reg <= m_rate_sent_next;
+    m_rate_len_reg <= m_rate_len_next;
 
     if (accept_in_range) begin
         b_fwd_valid_reg <= wr_en && state_reg == STATE_RUN && wr_addr == s_evt_qp[QP_INDEX_WIDTH-1:0];

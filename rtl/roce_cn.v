@@ -16,7 +16,7 @@
  * | s_qpctx_*         |            | QP context table writes (cnp_notify.v)         |
  * | cfg_*             |            | registers of SPEC.md §6.2, held while running  |
  * | m_axis_*          | DATA_WIDTH | CNP frames, m_axis_tuser = emit tick           |
- * | m_rate_*          |            | rate changes (dcqcn_rp.v)                      |
+ * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
  * | busy              | 1          | either point still holds work (drain status)   |
  */
 module roce_cn #(
@@ -87,6 +87,8 @@ module roce_cn #(
     output wire [15:0]            m_rate_alpha,
     output wire [1:0]             m_rate_stage,
     output wire [1:0]             m_rate_trigger,
+    output wire                   m_rate_sent,
+    output wire [16:0]            m_rate_len,
 
     output wire                   busy
 );
@@ -184,6 +186,8 @@ dcqcn_rp #(
     .m_rate_alpha(m_rate_alpha),
     .m_rate_stage(m_rate_stage),
     .m_rate_trigger(m_rate_trigger),
+    .m_rate_sent(m_rate_sent),
+    .m_rate_len(m_rate_len),
     .busy(rp_busy)
 );
 

@@ -30,5 +30,5 @@ struct mr_cn_cnp {
 
 // One m_rate_* transaction.
 struct mr_cn_rate {
-    uint64_t cycle, time, qp, rate, target, alpha, stage, trigger;
+    uint64_t cycle, time, qp, rate, target, alpha, stage, trigger, sent, len;
 };

@@ -13,44 +13,28 @@
 
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "axis_beats.h"
 #include "cn_abi.h"
 #include "sim_common.h"
 #include "variants.h"
 
 namespace {
 
-template <int W> struct Beat {
-    template <class M> static void get(M* top, uint8_t* bytes) {
-        for (int w = 0; w < W / 32; ++w) std::memcpy(bytes + 4 * w, &top->m_axis_tdata[w], 4);
-    }
-};
-template <> struct Beat<64> {
-    template <class M> static void get(M* top, uint8_t* bytes) {
-        uint64_t v = top->m_axis_tdata;
-        std::memcpy(bytes, &v, 8);
-    }
-};
-
 struct CnSim : MrSim {
     virtual size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
                         mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) = 0;
     virtual bool load_qp(uint64_t local, uint64_t remote) = 0;
-    virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
-    virtual void trace_close() = 0;
-    virtual bool coverage_write(const char* path) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
 struct CnSimW final : CnSim {
-    static constexpr int KEEP = W / 8;
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Model> top;
     MrTrace<Model, TRACED> trace;
     MrRng rng;
     uint32_t idle_pct, stall_pct;
     bool presenting = false;  // the current event is on offer (held until taken)
-    mr_cn_cnp frame{};        // the CNP being collected
-    uint8_t beat[KEEP] = {};
+    MrCnpCollector<W> cnp;
 
     CnSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cn_config& cfg)
         : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
@@ -141,7 +125,7 @@ struct CnSimW final : CnSim {
         top->eval();
         trace.dump(cycle, false);
         const bool taken = offer && top->s_evt_ready;
-        if (top->m_axis_tvalid && top->m_axis_tready) collect_beat(cnps, cnp_count);
+        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, cnps, cnp_count);
         if (top->m_rate_valid && top->m_rate_ready) {
             mr_cn_rate* r = &rates[(*rate_count)++];
             r->cycle = cycle;
@@ -152,32 +136,11 @@ struct CnSimW final : CnSim {
             r->alpha = top->m_rate_alpha;
             r->stage = top->m_rate_stage;
             r->trigger = top->m_rate_trigger;
+            r->sent = top->m_rate_sent;
+            r->len = top->m_rate_len;
         }
         tick();
         return taken;
-    }
-
-    void collect_beat(mr_cn_cnp* cnps, size_t* cnp_count) {
-        const uint64_t keep = static_cast<uint64_t>(top->m_axis_tkeep);
-        const uint64_t all = KEEP == 64 ? ~0ull : ((1ull << KEEP) - 1);
-        const bool last = top->m_axis_tlast;
-        if (frame.len == 0 && frame.flags == 0) frame.tick = top->m_axis_tuser;
-        if (top->m_axis_tuser != frame.tick) frame.flags |= MR_CN_CNP_TUSER_CHANGED;
-        if ((!last && keep != all) || (keep & (keep + 1)) != 0) frame.flags |= MR_CN_CNP_BAD_TKEEP;
-        Beat<W>::get(top.get(), beat);
-        for (int i = 0; i < KEEP; ++i) {
-            if (!(keep >> i & 1)) continue;
-            if (frame.len < MR_CN_CNP_MAX) {
-                frame.bytes[frame.len++] = beat[i];
-            } else {
-                frame.flags |= MR_CN_CNP_TOO_LONG;
-            }
-        }
-        if (last) {
-            frame.cycle = cycle;
-            cnps[(*cnp_count)++] = frame;
-            frame = mr_cn_cnp{};
-        }
     }
 
     size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
@@ -244,17 +207,15 @@ void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t 
                 const mr_cn_config* cfg) {
 #define MR_NEW(model, name, width, traced, covered) \
     if (std::strcmp(variant, name) == 0)            \
-        return static_cast<CnSim*>(new CnSimW<model, width, traced, covered>(seed, idle_pct, stall_pct, *cfg));
+        return static_cast<MrSim*>(new CnSimW<model, width, traced, covered>(seed, idle_pct, stall_pct, *cfg));
     MR_CN_VARIANTS(MR_NEW)
 #undef MR_NEW
     return nullptr;
 }
 
-void mr_cn_free(void* sim) { delete static_cast<CnSim*>(sim); }
-
 // Loads one QP context table entry; false if the port never took it.
 bool mr_cn_load_qp(void* sim, uint64_t local, uint64_t remote) {
-    return static_cast<CnSim*>(sim)->load_qp(local, remote);
+    return mr_as<CnSim>(sim)->load_qp(local, remote);
 }
 
 // Offers events[0..n) in order for at most max_cycles cycles, collecting
@@ -263,26 +224,8 @@ bool mr_cn_load_qp(void* sim, uint64_t local, uint64_t remote) {
 // Returns events taken.
 size_t mr_cn_push(void* sim, const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
                   mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) {
-    return static_cast<CnSim*>(sim)->push(events, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count,
+    return mr_as<CnSim>(sim)->push(events, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count,
                                           max_cycles);
 }
-
-uint64_t mr_cn_cycles(void* sim) { return static_cast<CnSim*>(sim)->cycle; }
-
-const char* mr_cn_assertion(void* sim) {
-    const std::string& a = static_cast<CnSim*>(sim)->assertion;
-    return a.empty() ? nullptr : a.c_str();
-}
-
-uint64_t mr_cn_assertion_cycle(void* sim) { return static_cast<CnSim*>(sim)->assertion_cycle; }
-
-bool mr_cn_trace_open(void* sim, const char* path, uint64_t from, uint64_t to) {
-    return static_cast<CnSim*>(sim)->trace_open(path, from, to);
-}
-
-void mr_cn_trace_close(void* sim) { static_cast<CnSim*>(sim)->trace_close(); }
-
-// Writes Verilator coverage (coverage.dat format); false without coverage.
-bool mr_cn_coverage_write(void* sim, const char* path) { return static_cast<CnSim*>(sim)->coverage_write(path); }
 
 }  // extern "C"

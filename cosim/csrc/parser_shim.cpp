@@ -21,30 +21,12 @@
 
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "axis_beats.h"
 #include "parser_record.h"
 #include "sim_common.h"
 #include "variants.h"
 
 namespace {
-
-// Beat access for the two port shapes Verilator gives: 64-bit tdata as a
-// QData, wider tdata as a VlWide of 32-bit words.
-template <int W> struct Lanes {
-    template <class M> static void set(M* top, const uint8_t* bytes) {
-        for (int w = 0; w < W / 32; ++w) {
-            uint32_t v;
-            std::memcpy(&v, bytes + 4 * w, 4);
-            top->s_axis_tdata[w] = v;
-        }
-    }
-};
-template <> struct Lanes<64> {
-    template <class M> static void set(M* top, const uint8_t* bytes) {
-        uint64_t v;
-        std::memcpy(&v, bytes, 8);  // little-endian host: byte 0 in bits 7:0
-        top->s_axis_tdata = v;
-    }
-};
 
 struct ParserSim : MrSim {
     virtual size_t push(const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
@@ -52,9 +34,6 @@ struct ParserSim : MrSim {
     virtual size_t drain(mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) = 0;
     virtual void idle(uint64_t cycles) = 0;
     virtual uint64_t bare_run(const uint8_t* bytes, const uint32_t* lens, size_t nframes, uint64_t* records) = 0;
-    virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
-    virtual void trace_close() = 0;
-    virtual bool coverage_write(const char* path) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
@@ -110,7 +89,7 @@ struct ParserSimW final : ParserSim {
         top->s_axis_tlast = last;
         top->s_axis_tuser = user;
         top->s_axis_tkeep = keep;
-        Lanes<W>::set(top.get(), beat);
+        MrLanes<W>::set(top->s_axis_tdata, beat);
         top->m_meta_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
@@ -189,7 +168,7 @@ struct ParserSimW final : ParserSim {
                 top->s_axis_tvalid = 1;
                 top->s_axis_tlast = off + n == lens[f];
                 top->s_axis_tkeep = n == 64 ? ~0ull : ((1ull << n) - 1);
-                Lanes<W>::set(top.get(), beat);
+                MrLanes<W>::set(top->s_axis_tdata, beat);
                 top->eval();
                 seen += top->m_meta_valid;
                 if (top->s_axis_tready) off += n;
@@ -229,53 +208,26 @@ extern "C" {
 void* mr_parser_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct) {
 #define MR_NEW(model, name, width, traced, covered)                                                   \
     if (std::strcmp(variant, name) == 0)                                                              \
-        return static_cast<ParserSim*>(new ParserSimW<model, width, traced, covered>(seed, idle_pct, stall_pct));
+        return static_cast<MrSim*>(new ParserSimW<model, width, traced, covered>(seed, idle_pct, stall_pct));
     MR_PARSER_VARIANTS(MR_NEW)
 #undef MR_NEW
     return nullptr;
 }
 
-void mr_parser_free(void* sim) { delete static_cast<ParserSim*>(sim); }
-
 size_t mr_parser_push(void* sim, const uint8_t* bytes, const uint32_t* lens, const uint8_t* user, size_t nframes,
                       mr_parser_record* out, size_t out_cap, size_t* out_count, uint64_t* last_beat_cycle) {
-    return static_cast<ParserSim*>(sim)->push(bytes, lens, user, nframes, out, out_cap, out_count, last_beat_cycle);
+    return mr_as<ParserSim>(sim)->push(bytes, lens, user, nframes, out, out_cap, out_count, last_beat_cycle);
 }
 
 size_t mr_parser_drain(void* sim, mr_parser_record* out, size_t out_cap, size_t want, uint64_t max_idle_cycles) {
-    return static_cast<ParserSim*>(sim)->drain(out, out_cap, want, max_idle_cycles);
+    return mr_as<ParserSim>(sim)->drain(out, out_cap, want, max_idle_cycles);
 }
 
-void mr_parser_idle(void* sim, uint64_t cycles) { static_cast<ParserSim*>(sim)->idle(cycles); }
+void mr_parser_idle(void* sim, uint64_t cycles) { mr_as<ParserSim>(sim)->idle(cycles); }
 
 uint64_t mr_parser_bare_run(void* sim, const uint8_t* bytes, const uint32_t* lens, size_t nframes,
                             uint64_t* records) {
-    return static_cast<ParserSim*>(sim)->bare_run(bytes, lens, nframes, records);
-}
-
-uint64_t mr_parser_cycles(void* sim) { return static_cast<ParserSim*>(sim)->cycle; }
-
-// The first failed assertion, or null.
-const char* mr_parser_assertion(void* sim) {
-    const std::string& a = static_cast<ParserSim*>(sim)->assertion;
-    return a.empty() ? nullptr : a.c_str();
-}
-
-// The cycle of the first failed assertion (valid once mr_parser_assertion
-// returns non-null).
-uint64_t mr_parser_assertion_cycle(void* sim) { return static_cast<ParserSim*>(sim)->assertion_cycle; }
-
-// Dumps cycles from..=to into an FST at path; false for an untraced variant
-// or a file that cannot be opened.
-bool mr_parser_trace_open(void* sim, const char* path, uint64_t from, uint64_t to) {
-    return static_cast<ParserSim*>(sim)->trace_open(path, from, to);
-}
-
-void mr_parser_trace_close(void* sim) { static_cast<ParserSim*>(sim)->trace_close(); }
-
-// Writes Verilator coverage (coverage.dat format); false without coverage.
-bool mr_parser_coverage_write(void* sim, const char* path) {
-    return static_cast<ParserSim*>(sim)->coverage_write(path);
+    return mr_as<ParserSim>(sim)->bare_run(bytes, lens, nframes, records);
 }
 
 }  // extern "C"

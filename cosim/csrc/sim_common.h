@@ -28,7 +28,18 @@ struct MrSim {
     std::string assertion;
     uint64_t assertion_cycle = 0;
     virtual ~MrSim() = default;
+    // An FST trace of cycles from..=to; false when untraced or unopenable.
+    virtual bool trace_open(const char* path, uint64_t from, uint64_t to) = 0;
+    virtual void trace_close() = 0;
+    // Verilator coverage (coverage.dat format); false without coverage.
+    virtual bool coverage_write(const char* path) = 0;
 };
+
+// A model handle of the C ABI (an MrSim*) as its block's interface.
+template <class Block>
+Block* mr_as(void* sim) {
+    return static_cast<Block*>(static_cast<MrSim*>(sim));
+}
 
 // The model being evaluated on this thread; set around every eval() so the
 // DPI callback knows whose assertion fired.

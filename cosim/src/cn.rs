@@ -12,6 +12,7 @@ use metaroce_golden::cc_params::{CcMode, CcRegisters, FRACTION_ONE};
 use metaroce_golden::cn::{CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::{classify, CnEvent, NicConfig};
 use metaroce_golden::notify::CnpSent;
+use metaroce_golden::pacer::Release;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
 use metaroce_golden::{parse_frame, ParserConfig};
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,8 @@ use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
 use crate::report::{field_diffs, Divergence, DivergenceKind, FieldDiff, Record, Transaction};
 use crate::rtl::{Handshake, Model};
-use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED};
+use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
+use crate::sim_handle::SimStop;
 
 /// The NIC file of a capture: `name.nic.json` beside `name.pcap`.
 pub fn nic_file_of(capture: &Path) -> PathBuf {
@@ -129,6 +131,17 @@ pub enum CnRecord {
         alpha: f64,
         stage: String,
         trigger: String,
+        /// The sent packet the transaction handed on to the pacer, bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent_len: Option<u32>,
+    },
+    /// A packet the pacer released (or refused, full).
+    Release {
+        qp: u32,
+        len: u32,
+        tick: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        dropped: bool,
     },
 }
 
@@ -162,12 +175,17 @@ impl CnRecord {
             alpha: fraction(change.alpha),
             stage: change.stage.name().into(),
             trigger: change.trigger.name().into(),
+            sent_len: change.sent_len,
         }
+    }
+
+    pub fn release(release: &Release) -> Self {
+        CnRecord::Release { qp: release.qp, len: release.len, tick: release.time, dropped: release.dropped }
     }
 
     pub fn tick(&self) -> u64 {
         match self {
-            CnRecord::Cnp { tick, .. } | CnRecord::Rate { tick, .. } => *tick,
+            CnRecord::Cnp { tick, .. } | CnRecord::Rate { tick, .. } | CnRecord::Release { tick, .. } => *tick,
         }
     }
 }
@@ -242,6 +260,14 @@ pub fn run_golden(setup: &CnSetup, stimulus: &CnStimulus) -> GoldenCn {
     out
 }
 
+/// The golden CN outputs as the two expected streams.
+pub(crate) fn golden_cn_streams(time: &TimeBase, golden: &GoldenCn) -> Vec<Vec<Transaction>> {
+    vec![
+        golden.cnps.iter().map(|(f, c)| golden_cnp(time, *f, c)).collect(),
+        golden.rates.iter().map(|(f, r)| golden_rate(time, *f, r)).collect(),
+    ]
+}
+
 /// A golden CN output as a transaction; `frame` is the producing frame.
 fn golden_cnp(time: &TimeBase, frame: u64, cnp: &CnpSent) -> Transaction {
     Transaction {
@@ -268,6 +294,7 @@ impl RtlRate {
             stage: RateStage::from_code(self.stage as u8).ok_or_else(|| format!("m_rate_stage = {}", self.stage))?,
             trigger: RateTrigger::from_code(self.trigger as u8)
                 .ok_or_else(|| format!("m_rate_trigger = {} is no trigger", self.trigger))?,
+            sent_len: (self.sent != 0).then_some(self.len as u32),
         })
     }
 }
@@ -294,27 +321,54 @@ impl RtlCnp {
 pub struct CnCounts {
     pub events: u64,
     pub cnps: u64,
+    /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
+    /// Pacer releases and drops.
+    pub releases: u64,
 }
 
-/// Golden and RTL CN outputs compared stream by stream.
-struct CnComparator<'a> {
-    capture: &'a Path,
-    options: &'a CosimOptions,
-    setup: &'a CnSetup,
-    time: TimeBase,
+/// Golden and RTL outputs compared stream by stream, each in its own order
+/// (the CN block's CNPs and rate changes; the pacer's releases).
+pub(crate) struct StreamComparator<'a> {
+    pub capture: &'a Path,
+    pub options: &'a CosimOptions,
+    /// The command that repeats the run.
+    pub repro: String,
+    pub time: TimeBase,
+    pub names: &'static [&'static str],
     /// Expected transactions of each stream, and the next one to match.
-    expected: [Vec<Transaction>; 2],
-    next: [usize; 2],
-    rtl_last: [VecDeque<Transaction>; 2],
+    pub expected: Vec<Vec<Transaction>>,
+    next: Vec<usize>,
+    rtl_last: Vec<VecDeque<Transaction>>,
 }
 
 const CNP_STREAM: usize = 0;
 const RATE_STREAM: usize = 1;
-const STREAM_NAMES: [&str; 2] = ["cn.cnp", "cn.rate"];
+pub(crate) const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate"];
 
-impl CnComparator<'_> {
-    fn check(&mut self, stream: usize, rtl: Result<(u64, CnRecord), String>, cycle: u64) -> Result<(), Ending> {
+impl<'a> StreamComparator<'a> {
+    pub fn new(
+        capture: &'a Path,
+        options: &'a CosimOptions,
+        repro: String,
+        time: TimeBase,
+        names: &'static [&'static str],
+        expected: Vec<Vec<Transaction>>,
+    ) -> Self {
+        let n = names.len();
+        StreamComparator {
+            capture,
+            options,
+            repro,
+            time,
+            names,
+            expected,
+            next: vec![0; n],
+            rtl_last: (0..n).map(|_| VecDeque::new()).collect(),
+        }
+    }
+
+    pub fn check(&mut self, stream: usize, rtl: Result<(u64, CnRecord), String>, cycle: u64) -> Result<(), Ending> {
         let index = self.next[stream];
         let (tick, record) = match rtl {
             Ok(ok) => ok,
@@ -329,7 +383,7 @@ impl CnComparator<'_> {
             };
             self.remember(stream, observed);
             let detail =
-                format!("the RTL produced a {} transaction beyond the golden model's {}", STREAM_NAMES[stream], index);
+                format!("the RTL produced a {} transaction beyond the golden model's {}", self.names[stream], index);
             return Err(self.diverged(stream, DivergenceKind::ExtraRtlTransaction, cycle, detail, vec![]));
         };
         let observed = Transaction {
@@ -349,15 +403,16 @@ impl CnComparator<'_> {
         }
     }
 
-    fn check_outputs(&mut self, rtl: &mut RtlCn) -> Result<(), Ending> {
-        for cnp in std::mem::take(&mut rtl.cnps) {
+    /// The CN outputs of a model, CNPs to stream 0 and rate changes to 1.
+    pub fn check_cn(&mut self, cnps: Vec<RtlCnp>, rates: Vec<RtlRate>) -> Result<(), Ending> {
+        for cnp in cnps {
             let result = match cnp.fault() {
                 Some(fault) => Err(fault),
                 None => Ok((cnp.tick, CnRecord::cnp(cnp.tick, cnp.frame()))),
             };
             self.check(CNP_STREAM, result, cnp.cycle)?;
         }
-        for rate in std::mem::take(&mut rtl.rates) {
+        for rate in rates {
             let result = rate.to_change().map(|c| (c.time, CnRecord::rate(&c)));
             self.check(RATE_STREAM, result, rate.cycle)?;
         }
@@ -368,7 +423,7 @@ impl CnComparator<'_> {
         crate::report::remember(&mut self.rtl_last[stream], t, self.options.history);
     }
 
-    fn diverged(
+    pub fn diverged(
         &self,
         stream: usize,
         kind: DivergenceKind,
@@ -382,13 +437,13 @@ impl CnComparator<'_> {
         let (frame, time_ns) = at.map_or((0, 0), |t| (t.frame, t.time_ns));
         let from = index.saturating_sub(self.options.history);
         let detail = if detail.is_empty() {
-            format!("{} transaction {} (0-based) differs", STREAM_NAMES[stream], index)
+            format!("{} transaction {} (0-based) differs", self.names[stream], index)
         } else {
             detail
         };
         Ending::Diverged(Box::new(Divergence {
             kind,
-            block: STREAM_NAMES[stream],
+            block: self.names[stream],
             capture: self.capture.to_path_buf(),
             width: self.options.model.width,
             seed: self.options.handshake.seed,
@@ -399,19 +454,32 @@ impl CnComparator<'_> {
             diffs,
             golden_last: expected[from..(index + 1).min(expected.len())].to_vec(),
             rtl_last: self.rtl_last[stream].iter().cloned().collect(),
-            repro: cn_repro(self.capture, self.options, self.setup),
+            repro: self.repro.clone(),
             sides: ["golden".into(), "rtl".into()],
         }))
     }
 
+    /// The RTL stopped on `stream`: an assertion or a stall.
+    pub fn stopped(&self, stream: usize, stop: SimStop, stall_cycles: u64) -> Ending {
+        match stop {
+            SimStop::Assertion(message, cycle) => {
+                self.diverged(stream, DivergenceKind::RtlAssertion, cycle, message, vec![])
+            }
+            SimStop::Stalled(cycle) => {
+                let detail = format!("the RTL took no input and produced nothing for {stall_cycles} cycles");
+                self.diverged(stream, DivergenceKind::RtlStalled, cycle, detail, vec![])
+            }
+        }
+    }
+
     /// At the end: a golden transaction the RTL never produced.
-    fn missing(&self, cycle: u64) -> Result<(), Ending> {
-        for stream in [CNP_STREAM, RATE_STREAM] {
+    pub fn missing(&self, cycle: u64) -> Result<(), Ending> {
+        for stream in 0..self.names.len() {
             let left = self.expected[stream].len() - self.next[stream];
             if left > 0 {
                 let detail = format!(
                     "the RTL went idle with {left} {} transaction(s) of the golden model not produced",
-                    STREAM_NAMES[stream]
+                    self.names[stream]
                 );
                 return Err(self.diverged(stream, DivergenceKind::RtlStalled, cycle, detail, vec![]));
             }
@@ -420,10 +488,10 @@ impl CnComparator<'_> {
     }
 }
 
-/// The command that repeats a CN cosim run.
-pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> String {
+/// The command that repeats a cosim run of `block` with the CN setup.
+pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup, block: &str) -> String {
     format!(
-        "metaroce cosim {} --block cn --width {} --seed {:#x} --idle {} --stall {}{}",
+        "metaroce cosim {} --block {block} --width {} --seed {:#x} --idle {} --stall {}{}",
         capture.display(),
         options.model.width,
         options.handshake.seed,
@@ -472,19 +540,16 @@ pub fn cosim_cn_stimulus(
         events: stimulus.inputs.len() as u64,
         cnps: golden.cnps.len() as u64,
         rate_changes: golden.rates.len() as u64,
+        releases: 0,
     });
-    let mut compare = CnComparator {
+    let mut compare = StreamComparator::new(
         capture,
         options,
-        setup,
-        time: stimulus.time,
-        expected: [
-            golden.cnps.iter().map(|(f, c)| golden_cnp(&stimulus.time, *f, c)).collect(),
-            golden.rates.iter().map(|(f, r)| golden_rate(&stimulus.time, *f, r)).collect(),
-        ],
-        next: [0, 0],
-        rtl_last: [VecDeque::new(), VecDeque::new()],
-    };
+        cn_repro(capture, options, setup, "cn"),
+        stimulus.time,
+        CN_STREAMS,
+        golden_cn_streams(&stimulus.time, &golden),
+    );
     run.phases.compare.lap(clock);
     let ending = cosim_cn_events(&stimulus, options, setup, rtl_regs, &mut compare, &mut run);
     run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
@@ -510,7 +575,7 @@ fn cosim_cn_events(
     options: &CosimOptions,
     setup: &CnSetup,
     rtl_regs: &CcRegisters,
-    compare: &mut CnComparator,
+    compare: &mut StreamComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut clock = Instant::now();
@@ -521,31 +586,20 @@ fn cosim_cn_events(
     if let Some(wave) = &options.wave {
         rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
     }
-    let stop = |compare: &CnComparator, stop: CnStop| -> Ending {
-        match stop {
-            CnStop::Assertion(message, cycle) => {
-                compare.diverged(RATE_STREAM, DivergenceKind::RtlAssertion, cycle, message, vec![])
-            }
-            CnStop::Stalled(cycle) => {
-                let detail =
-                    format!("the RTL took no event and produced nothing for {} cycles", crate::rtl_cn::CN_STALL_CYCLES);
-                compare.diverged(RATE_STREAM, DivergenceKind::RtlStalled, cycle, detail, vec![])
-            }
-        }
-    };
+    let stop = |compare: &StreamComparator, s: CnStop| compare.stopped(RATE_STREAM, s, CN_STALL_CYCLES);
     let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
     for batch in events.chunks(EVENT_BATCH) {
         let pushed = rtl.push(batch);
         run.cycles = rtl.cycles();
         clock = run.phases.rtl.lap(clock);
-        compare.check_outputs(&mut rtl)?;
+        compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
         pushed.map_err(|s| stop(compare, s))?;
         clock = run.phases.compare.lap(clock);
     }
     let drained = rtl.drain();
     run.cycles = rtl.cycles();
     clock = run.phases.rtl.lap(clock);
-    compare.check_outputs(&mut rtl)?;
+    compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
     drained.map_err(|s| stop(compare, s))?;
     compare.missing(rtl.cycles())?;
     run.phases.compare.lap(clock);
@@ -608,7 +662,7 @@ pub fn replay_cn(
     let mut out: Vec<Transaction> = cnps
         .iter()
         .map(|(tick, frame)| CnRecord::cnp(*tick, frame))
-        .chain(rates.iter().map(CnRecord::rate))
+        .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
         .map(|record| {
             let tick = record.tick();
             Transaction {

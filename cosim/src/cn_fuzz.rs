@@ -67,6 +67,9 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         rp_initial_alpha_value: dice.below(1024) as u32,
         rp_rate_to_set_on_first_cnp: if dice.chance(30) { dice.below(u64::from(line)) as u32 } else { 0 },
         rp_clamp_tgt_rate: dice.below(2) as u32,
+        pacer_burst_bytes: if dice.chance(50) { 0 } else { dice.below(16_384) as u32 },
+        pacer_min_gap_ns: if dice.chance(70) { 0 } else { dice.below(2_000) as u32 },
+        pacer_start_rate: if dice.chance(70) { 0 } else { 1 + dice.below(u64::from(line)) as u32 },
     };
     let mut qps = Vec::new();
     for local in 0..12 {

@@ -16,6 +16,7 @@ use metaroce_cosim::coverage::{export_rtl_coverage, FunctionalCoverage, RtlCover
 use metaroce_cosim::harness::{
     cosim_capture, cosim_capture_with_wave, with_wave, CaptureRun, CosimOptions, Ending, FrameRange,
 };
+use metaroce_cosim::pacer::{cosim_pacer_capture, cosim_top_capture, replay_pacer};
 use metaroce_cosim::replay::{diff_recordings, replay, write_record, Model, OutputFormat, RecordingHeader};
 use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::stimuli;
@@ -147,11 +148,15 @@ struct CosimArgs {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BlockChoice {
-    /// The header parser and the congestion-notification block.
+    /// Every block alone, then the whole top.
     All,
     Parser,
     /// Congestion notification: CNPs and per-QP rates.
     Cn,
+    /// The pacer: releases of the reaction point's packets.
+    Pacer,
+    /// The pipeline top: CNPs, rate transactions and releases.
+    Top,
 }
 
 #[derive(clap::Args)]
@@ -208,11 +213,12 @@ struct ReplayArgs {
     /// Also save the transaction stream to FILE, for `metaroce diff`.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// Which blocks' transactions to print: parse records, then the CNPs
-    /// and rate changes in time order.
+    /// Which blocks' transactions to print: parse records, then the CNPs,
+    /// rate changes and releases in time order (top: CNPs, rates, releases).
     #[arg(long, value_enum, default_value = "all")]
     block: BlockChoice,
-    /// Write the CNPs the notification point sends as a pcap, at their emit times.
+    /// Write what the NIC transmits as a pcap: the CNPs at their emit times
+    /// (cn) and the sent frames at their release times (pacer), by --block.
     #[arg(long, value_name = "FILE")]
     out_pcap: Option<PathBuf>,
     #[command(flatten)]
@@ -344,8 +350,9 @@ struct Job {
     capture: PathBuf,
     options: CosimOptions,
     wave: Option<PathBuf>,
-    /// The congestion-notification block's setup, for a CN run.
+    /// The congestion-notification block's setup, for a CN, pacer or top run.
     cn: Option<CnSetup>,
+    block: BlockChoice,
 }
 
 fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -372,17 +379,18 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
         std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     }
 
+    let all = [BlockChoice::Parser, BlockChoice::Cn, BlockChoice::Pacer, BlockChoice::Top];
     let blocks: &[BlockChoice] = match args.block {
-        BlockChoice::All => &[BlockChoice::Parser, BlockChoice::Cn],
-        one => std::slice::from_ref(match one {
-            BlockChoice::Parser => &BlockChoice::Parser,
-            _ => &BlockChoice::Cn,
-        }),
+        BlockChoice::All => &all,
+        _ => std::slice::from_ref(&args.block),
     };
+    if args.coverage.is_some() && args.block == BlockChoice::Top {
+        bail!("--coverage: the top has no coverage build; its blocks have (--block parser|cn|pacer)");
+    }
     let overrides = args.cn.overrides();
     let mut jobs = Vec::new();
     for capture in &captures {
-        let cn_setup = if blocks.contains(&BlockChoice::Cn) {
+        let cn_setup = if blocks.iter().any(|b| *b != BlockChoice::Parser) {
             Some(CnSetup::for_capture(capture, &overrides).map_err(anyhow::Error::msg)?)
         } else {
             None
@@ -398,13 +406,21 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
             if args.coverage.is_some() {
                 options.coverage_dat = Some(scratch.join(format!("{}-{stem}-w{width}.dat", jobs.len())));
             }
-            let cn = (block == BlockChoice::Cn).then(|| cn_setup.clone()).flatten();
-            let block_tag = if cn.is_some() { "-cn" } else { "" };
+            if block == BlockChoice::Top && args.coverage.is_some() {
+                continue;
+            }
+            let cn = (block != BlockChoice::Parser).then(|| cn_setup.clone()).flatten();
+            let block_tag = match block {
+                BlockChoice::Cn => "-cn",
+                BlockChoice::Pacer => "-pacer",
+                BlockChoice::Top => "-top",
+                _ => "",
+            };
             let wave = args
                 .wave
                 .as_ref()
                 .map(|dir| dir.join(format!("{stem}{block_tag}-w{width}-{seed:x}.{}", args.wave_format.extension())));
-            jobs.push(Job { capture: capture.clone(), options, wave, cn });
+            jobs.push(Job { capture: capture.clone(), options, wave, cn, block });
         }
     }
     writeln!(
@@ -488,16 +504,16 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
+                let block_run = |o: &CosimOptions, setup: &CnSetup| match job.block {
+                    BlockChoice::Pacer => cosim_pacer_capture(&job.capture, o, setup),
+                    BlockChoice::Top => cosim_top_capture(&job.capture, o, setup),
+                    _ => cosim_cn_capture(&job.capture, o, setup),
+                };
                 let run = match (&job.wave, &job.cn) {
-                    (Some(path), Some(setup)) => with_wave(
-                        |o| cosim_cn_capture(&job.capture, o, setup),
-                        &job.options,
-                        path,
-                        wave.format,
-                        wave.before,
-                        wave.after,
-                    ),
-                    (None, Some(setup)) => cosim_cn_capture(&job.capture, &job.options, setup),
+                    (Some(path), Some(setup)) => {
+                        with_wave(|o| block_run(o, setup), &job.options, path, wave.format, wave.before, wave.after)
+                    }
+                    (None, Some(setup)) => block_run(&job.options, setup),
                     (Some(path), None) => {
                         cosim_capture_with_wave(&job.capture, &job.options, path, wave.format, wave.before, wave.after)
                     }
@@ -526,12 +542,19 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
 
 fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
     let tag = if run.passed() { "PASS" } else { "FAIL" };
-    let counts = match run.cn {
-        Some(cn) => format!(
+    let counts = match (run.cn, run.block) {
+        (Some(cn), "pacer") => {
+            format!("{} frame(s), {} command(s) -> {} release(s)", run.frames_read, cn.events, cn.releases)
+        }
+        (Some(cn), "top") => format!(
+            "{} frame(s), {} event(s) -> {} CNP(s), {} rate transaction(s), {} release(s)",
+            run.frames_read, cn.events, cn.cnps, cn.rate_changes, cn.releases
+        ),
+        (Some(cn), _) => format!(
             "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
             run.frames_read, cn.events, cn.cnps, cn.rate_changes
         ),
-        None => format!("{} frame(s) read, {} matched", run.frames_read, run.frames_matched),
+        (None, _) => format!("{} frame(s) read, {} matched", run.frames_read, run.frames_matched),
     };
     writeln!(
         out,
@@ -575,16 +598,14 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ModelChoice::Golden => Model::Golden,
         ModelChoice::Rtl => Model::Rtl { width: args.width },
     };
-    let (parser_block, cn_block) = match args.block {
-        BlockChoice::All => (true, true),
-        BlockChoice::Parser => (true, false),
-        BlockChoice::Cn => (false, true),
-    };
-    if args.out_pcap.is_some() && !cn_block {
-        bail!("--out-pcap writes the CNPs of the cn block; drop --block parser");
+    let parser_block = matches!(args.block, BlockChoice::All | BlockChoice::Parser);
+    let cn_block = matches!(args.block, BlockChoice::All | BlockChoice::Cn | BlockChoice::Top);
+    let pacer_block = matches!(args.block, BlockChoice::All | BlockChoice::Pacer | BlockChoice::Top);
+    if args.out_pcap.is_some() && !cn_block && !pacer_block {
+        bail!("--out-pcap writes what the NIC transmits (CNPs, paced frames); drop --block parser");
     }
     // Refuse a bad NIC file or parameter before any output.
-    let cn_setup = if cn_block {
+    let cn_setup = if cn_block || pacer_block {
         Some(CnSetup::for_capture(&args.capture, &args.cn.overrides()).map_err(anyhow::Error::msg)?)
     } else {
         None
@@ -593,6 +614,8 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
         BlockChoice::All => "all",
         BlockChoice::Parser => "parser",
         BlockChoice::Cn => "cn",
+        BlockChoice::Pacer => "pacer",
+        BlockChoice::Top => "top",
     };
     let mut recording = match &args.record {
         Some(path) => {
@@ -619,20 +642,36 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
             Model::Golden => None,
             Model::Rtl { width } => Some(width),
         };
-        match replay_cn(&args.capture, width, setup, &args.parser.config()) {
-            Ok(replayed) => {
-                for t in replayed.transactions {
+        let parser = args.parser.config();
+        let replayed = (if cn_block { replay_cn(&args.capture, width, setup, &parser).map(Some) } else { Ok(None) })
+            .and_then(|cn| {
+                let paced =
+                    if pacer_block { replay_pacer(&args.capture, width, setup, &parser).map(Some) } else { Ok(None) };
+                paced.map(|p| (cn, p))
+            });
+        match replayed {
+            Ok((cn, paced)) => {
+                // CNPs and rate changes, then releases, merged in time order.
+                let (mut transactions, mut sent) = (Vec::new(), Vec::new());
+                if let Some(cn) = cn {
+                    transactions.extend(cn.transactions);
+                    sent.extend(cn.cnp_frames);
+                }
+                if let Some(paced) = paced {
+                    transactions.extend(paced.transactions);
+                    sent.extend(paced.paced_frames);
+                }
+                transactions.sort_by_key(|t| t.time_ns);
+                for t in transactions {
                     if let Err(e) = sink(t) {
                         result = Err(e.into());
                         break;
                     }
                 }
                 if let Some(path) = &args.out_pcap {
-                    let frames: Vec<stimuli::GenFrame> = replayed
-                        .cnp_frames
-                        .into_iter()
-                        .map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame))
-                        .collect();
+                    sent.sort_by_key(|(time_ns, _)| *time_ns);
+                    let frames: Vec<stimuli::GenFrame> =
+                        sent.into_iter().map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame)).collect();
                     stimuli::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
                 }
             }

@@ -1,8 +1,7 @@
 //! Safe wrapper over the Verilated parser (`csrc/parser_shim.cpp`).
 
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
-use std::ptr::NonNull;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -11,12 +10,12 @@ use metaroce_golden::wire::ethertype;
 use metaroce_golden::{FrameClass, ParseError, ParseRecord};
 
 use crate::capture::Frame;
+use crate::sim_handle::SimHandle;
 
 include!(concat!(env!("OUT_DIR"), "/parser_record.rs"));
 
 extern "C" {
     fn mr_parser_new(variant: *const c_char, seed: u64, idle_pct: u32, stall_pct: u32) -> *mut c_void;
-    fn mr_parser_free(sim: *mut c_void);
     fn mr_parser_push(
         sim: *mut c_void,
         bytes: *const u8,
@@ -35,7 +34,6 @@ extern "C" {
         want: usize,
         max_idle_cycles: u64,
     ) -> usize;
-    fn mr_parser_cycles(sim: *mut c_void) -> u64;
     fn mr_parser_idle(sim: *mut c_void, cycles: u64);
     fn mr_parser_bare_run(
         sim: *mut c_void,
@@ -44,11 +42,6 @@ extern "C" {
         nframes: usize,
         records: *mut u64,
     ) -> u64;
-    fn mr_parser_assertion(sim: *mut c_void) -> *const c_char;
-    fn mr_parser_assertion_cycle(sim: *mut c_void) -> u64;
-    fn mr_parser_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
-    fn mr_parser_trace_close(sim: *mut c_void);
-    fn mr_parser_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
 }
 
 /// AXI-Stream data widths the harness has a Verilated model for.
@@ -65,6 +58,13 @@ pub enum ModelKind {
     /// A deliberate bug (`METAROCE_INJECT_BUG`, 64 bits only), for testing
     /// the harness itself.
     InjectedBug,
+}
+
+impl ModelKind {
+    /// Why a build cannot trace, if it cannot.
+    pub fn untraced(self) -> Option<&'static str> {
+        (self == ModelKind::Coverage).then_some("the coverage build has no tracing; run --wave without --coverage")
+    }
 }
 
 /// A Verilated parser: data width and build.
@@ -118,7 +118,7 @@ const RECORDS_IN_FLIGHT: usize = 8;
 
 /// One Verilated `roce_parser`.
 pub struct RtlParser {
-    sim: NonNull<c_void>,
+    sim: SimHandle,
     model: Model,
     bytes: Vec<u8>,
     lens: Vec<u32>,
@@ -128,9 +128,6 @@ pub struct RtlParser {
     last_beat_cycles: Vec<u64>,
 }
 
-// The model belongs to one RtlParser and is only touched through &mut self.
-unsafe impl Send for RtlParser {}
-
 impl RtlParser {
     /// A fresh model after reset. The handshake seed also seeds the
     /// randomisation of X and initial values.
@@ -138,7 +135,7 @@ impl RtlParser {
         let prefix = CString::new(model.prefix()).expect("no NUL in a prefix");
         // SAFETY: a NUL-terminated name and plain values in; null for an unknown variant.
         let sim = unsafe { mr_parser_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct) };
-        let sim = NonNull::new(sim).ok_or_else(|| {
+        let sim = SimHandle::new(sim, "parser", || {
             format!("no RTL model {:?} at DATA_WIDTH {}; built widths: {DATA_WIDTHS:?}", model.kind, model.width)
         })?;
         Ok(RtlParser {
@@ -159,13 +156,7 @@ impl RtlParser {
 
     /// The first RTL assertion that failed: its message and cycle.
     pub fn assertion(&self) -> Option<(String, u64)> {
-        // SAFETY: `sim` is live; the string lives in it until the next call.
-        let message = unsafe { mr_parser_assertion(self.sim.as_ptr()) };
-        if message.is_null() {
-            return None;
-        }
-        let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
-        Some((text, unsafe { mr_parser_assertion_cycle(self.sim.as_ptr()) }))
+        self.sim.assertion()
     }
 
     /// The model's speed limit: `frames` (concatenated in `bytes`) back to
@@ -176,50 +167,34 @@ impl RtlParser {
         let mut records = 0;
         // SAFETY: `lens` describes `bytes` exactly (checked above).
         let cycles =
-            unsafe { mr_parser_bare_run(self.sim.as_ptr(), bytes.as_ptr(), lens.as_ptr(), lens.len(), &mut records) };
+            unsafe { mr_parser_bare_run(self.sim.ptr(), bytes.as_ptr(), lens.as_ptr(), lens.len(), &mut records) };
         (cycles, records)
     }
 
     /// Clocks `cycles` cycles with no input (records handed out are dropped).
     pub fn idle(&mut self, cycles: u64) {
         // SAFETY: `sim` is live.
-        unsafe { mr_parser_idle(self.sim.as_ptr(), cycles) }
+        unsafe { mr_parser_idle(self.sim.ptr(), cycles) }
     }
 
     /// Dumps cycles `from..=to` into an FST file at `path`, until
     /// `close_trace` or drop.
     pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
-        let c_path = path_to_c(path)?;
-        // SAFETY: a NUL-terminated path.
-        if unsafe { mr_parser_trace_open(self.sim.as_ptr(), c_path.as_ptr(), from, to) } {
-            Ok(())
-        } else if self.model.kind == ModelKind::Coverage {
-            Err("the coverage build has no tracing; run --wave without --coverage".into())
-        } else {
-            Err(format!("cannot open {} for the waveform", path.display()))
-        }
+        self.sim.open_trace(path, from, to, self.model.kind.untraced())
     }
 
     pub fn close_trace(&mut self) {
-        // SAFETY: `sim` is live.
-        unsafe { mr_parser_trace_close(self.sim.as_ptr()) }
+        self.sim.close_trace()
     }
 
     /// Writes Verilator coverage data (`coverage.dat` format) to `path`.
     pub fn write_coverage(&mut self, path: &Path) -> Result<(), String> {
-        let c_path = path_to_c(path)?;
-        // SAFETY: a NUL-terminated path.
-        if unsafe { mr_parser_coverage_write(self.sim.as_ptr(), c_path.as_ptr()) } {
-            Ok(())
-        } else {
-            Err(format!("the {:?} build records no coverage", self.model.kind))
-        }
+        self.sim.write_coverage(path)
     }
 
     /// Rising clock edges since reset.
     pub fn cycles(&self) -> u64 {
-        // SAFETY: `sim` is live until drop.
-        unsafe { mr_parser_cycles(self.sim.as_ptr()) }
+        self.sim.cycles()
     }
 
     /// Sends every frame of `frames` (fewer if an RTL assertion fails);
@@ -245,7 +220,7 @@ impl RtlParser {
             // SAFETY: every pointer covers the counts passed with it.
             let done = unsafe {
                 mr_parser_push(
-                    self.sim.as_ptr(),
+                    self.sim.ptr(),
                     self.bytes[byte_offset..].as_ptr(),
                     self.lens[sent..].as_ptr(),
                     self.user[sent..].as_ptr(),
@@ -287,20 +262,9 @@ impl RtlParser {
         self.out.clear();
         self.out.resize(want, RtlParserRecord::default());
         // SAFETY: `out` holds `want` records.
-        let got = unsafe { mr_parser_drain(self.sim.as_ptr(), self.out.as_mut_ptr(), want, want, STALL_CYCLES) };
+        let got = unsafe { mr_parser_drain(self.sim.ptr(), self.out.as_mut_ptr(), want, want, STALL_CYCLES) };
         self.out_count = got;
         &self.out[..got]
-    }
-}
-
-pub(crate) fn path_to_c(path: &Path) -> Result<CString, String> {
-    CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| format!("{}: NUL in path", path.display()))
-}
-
-impl Drop for RtlParser {
-    fn drop(&mut self) {
-        // SAFETY: created by mr_parser_new, freed once.
-        unsafe { mr_parser_free(self.sim.as_ptr()) }
     }
 }
 

@@ -1,19 +1,19 @@
 //! Safe wrapper over the Verilated congestion-notification block
 //! (`csrc/cn_shim.cpp`, `rtl/roce_cn.v`).
 
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
-use std::ptr::NonNull;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::CnEvent;
 
-use crate::rtl::{path_to_c, Handshake, Model, ModelKind};
+use crate::rtl::{Handshake, Model, ModelKind};
+use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
 
 /// `mr_cn_config` of `csrc/cn_abi.h`: the `cfg_*` ports.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
-struct RawConfig {
+pub(crate) struct RawConfig {
     metaroce: u64,
     cnp_interval: u64,
     cnp_dscp: u64,
@@ -102,6 +102,9 @@ pub struct RtlRate {
     pub alpha: u64,
     pub stage: u64,
     pub trigger: u64,
+    /// `m_rate_sent`: the transaction hands a sent packet on.
+    pub sent: u64,
+    pub len: u64,
 }
 
 extern "C" {
@@ -112,7 +115,6 @@ extern "C" {
         stall_pct: u32,
         cfg: *const RawConfig,
     ) -> *mut c_void;
-    fn mr_cn_free(sim: *mut c_void);
     fn mr_cn_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
     fn mr_cn_push(
         sim: *mut c_void,
@@ -126,12 +128,6 @@ extern "C" {
         rate_count: *mut usize,
         max_cycles: u64,
     ) -> usize;
-    fn mr_cn_cycles(sim: *mut c_void) -> u64;
-    fn mr_cn_assertion(sim: *mut c_void) -> *const c_char;
-    fn mr_cn_assertion_cycle(sim: *mut c_void) -> u64;
-    fn mr_cn_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
-    fn mr_cn_trace_close(sim: *mut c_void);
-    fn mr_cn_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
 }
 
 /// Cycles the block may spend on one batch without taking an event or
@@ -139,31 +135,17 @@ extern "C" {
 /// point works off one timer expiry per cycle; after seconds of quiet a QP
 /// below line rate can owe hundreds of thousands of them.
 pub const CN_STALL_CYCLES: u64 = 50_000_000;
-/// Cycles per FFI call.
-const CYCLES_PER_CALL: u64 = 1 << 20;
-/// Output buffer room per call.
-const OUT_ROOM: usize = 4096;
-
 /// Why the RTL block stopped before its work was done.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CnStop {
-    /// An assertion failed: message and cycle.
-    Assertion(String, u64),
-    /// Nothing moved for `CN_STALL_CYCLES` cycles.
-    Stalled(u64),
-}
+pub type CnStop = SimStop;
 
 /// One Verilated `roce_cn`.
 pub struct RtlCn {
-    sim: NonNull<c_void>,
+    sim: SimHandle,
     pub width: u32,
     events: Vec<RawEvent>,
     pub cnps: Vec<RtlCnp>,
     pub rates: Vec<RtlRate>,
 }
-
-// The model belongs to one RtlCn and is only touched through &mut self.
-unsafe impl Send for RtlCn {}
 
 /// The Verilated class of the CN block: `width` bits, plain or with coverage.
 pub fn cn_prefix(width: u32, kind: ModelKind) -> Result<String, String> {
@@ -178,36 +160,19 @@ impl RtlCn {
     /// A fresh block after reset and its RAM-clearing sweep, configured.
     pub fn new(model: Model, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
         let width = model.width;
-        let cfg = RawConfig {
-            metaroce: regs.metaroce.into(),
-            cnp_interval: regs.cnp_interval_ns.into(),
-            cnp_dscp: regs.cnp_dscp.into(),
-            cnp_pcp: regs.cnp_pcp.into(),
-            line_rate: regs.line_rate_kbps.into(),
-            min_rate: regs.min_rate_kbps.into(),
-            min_dec: regs.min_dec_q15.into(),
-            g: regs.g.into(),
-            alpha_period: regs.alpha_period_ns.into(),
-            time_reset: regs.time_reset_ns.into(),
-            byte_reset: regs.byte_reset.into(),
-            threshold: regs.threshold.into(),
-            ai_rate: regs.ai_kbps.into(),
-            hai_rate: regs.hai_kbps.into(),
-            initial_alpha: regs.initial_alpha.into(),
-            first_cnp_rate: regs.first_cnp_kbps.into(),
-            clamp_tgt: regs.clamp_tgt.into(),
-        };
+        let cfg = raw_config(regs);
         let prefix = CString::new(cn_prefix(width, model.kind)?).expect("no NUL in a prefix");
         // SAFETY: a NUL-terminated name, plain values and a live config struct.
         let sim = unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
-        let sim =
-            NonNull::new(sim).ok_or_else(|| format!("no congestion-notification RTL model at DATA_WIDTH {width}"))?;
+        let sim = SimHandle::new(sim, "congestion-notification block", || {
+            format!("no congestion-notification RTL model at DATA_WIDTH {width}")
+        })?;
         Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new() })
     }
 
     pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
         // SAFETY: `sim` is live.
-        if unsafe { mr_cn_load_qp(self.sim.as_ptr(), local.into(), remote.into()) } {
+        if unsafe { mr_cn_load_qp(self.sim.ptr(), local.into(), remote.into()) } {
             Ok(())
         } else {
             Err(format!("the RTL did not take QP context {local} -> {remote}"))
@@ -215,119 +180,93 @@ impl RtlCn {
     }
 
     pub fn cycles(&self) -> u64 {
-        // SAFETY: `sim` is live.
-        unsafe { mr_cn_cycles(self.sim.as_ptr()) }
+        self.sim.cycles()
     }
 
     pub fn assertion(&self) -> Option<(String, u64)> {
-        // SAFETY: `sim` is live; the string lives in it until the next call.
-        let message = unsafe { mr_cn_assertion(self.sim.as_ptr()) };
-        if message.is_null() {
-            return None;
-        }
-        let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
-        Some((text, unsafe { mr_cn_assertion_cycle(self.sim.as_ptr()) }))
+        self.sim.assertion()
     }
 
     pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
-        let c_path = path_to_c(path)?;
-        // SAFETY: a NUL-terminated path.
-        if unsafe { mr_cn_trace_open(self.sim.as_ptr(), c_path.as_ptr(), from, to) } {
-            Ok(())
-        } else {
-            Err(format!("cannot open {} for the waveform", path.display()))
-        }
+        self.sim.open_trace(path, from, to, None)
     }
 
     pub fn close_trace(&mut self) {
-        // SAFETY: `sim` is live.
-        unsafe { mr_cn_trace_close(self.sim.as_ptr()) }
+        self.sim.close_trace()
     }
 
     /// Writes Verilator coverage data (`coverage.dat` format) to `path`.
     pub fn write_coverage(&mut self, path: &Path) -> Result<(), String> {
-        let c_path = path_to_c(path)?;
-        // SAFETY: a NUL-terminated path.
-        if unsafe { mr_cn_coverage_write(self.sim.as_ptr(), c_path.as_ptr()) } {
-            Ok(())
-        } else {
-            Err("this build of the congestion-notification block records no coverage".into())
-        }
+        self.sim.write_coverage(path)
     }
 
     /// Sends `events` in order; outputs append to `self.cnps` / `self.rates`.
     pub fn push(&mut self, events: &[CnEvent]) -> Result<(), CnStop> {
-        self.events.clear();
-        self.events.extend(events.iter().map(raw_event));
-        let mut sent = 0;
-        let mut quiet = 0u64;
-        while sent < self.events.len() {
-            let (taken, produced) = self.call(sent)?;
-            sent += taken;
-            quiet = if taken + produced == 0 { quiet + CYCLES_PER_CALL } else { 0 };
-            if quiet >= CN_STALL_CYCLES {
-                return Err(CnStop::Stalled(self.cycles()));
-            }
-        }
-        Ok(())
+        let mut raw = std::mem::take(&mut self.events);
+        raw.clear();
+        raw.extend(events.iter().map(raw_event));
+        let sim = &self.sim;
+        let (cnps, rates) = (&mut self.cnps, &mut self.rates);
+        let result = sim.feed(raw.len(), CN_STALL_CYCLES, |from| call(sim, &raw[from..], cnps, rates));
+        self.events = raw;
+        result
     }
 
     /// Clocks until the block is idle, collecting the outputs.
     pub fn drain(&mut self) -> Result<(), CnStop> {
-        self.events.clear();
-        let mut quiet = 0u64;
-        loop {
-            let before = self.cycles();
-            let (_, produced) = self.call(0)?;
-            let ran = self.cycles() - before;
-            if ran < CYCLES_PER_CALL && produced < OUT_ROOM {
-                return Ok(());
-            }
-            quiet = if produced == 0 { quiet + ran } else { 0 };
-            if quiet >= CN_STALL_CYCLES {
-                return Err(CnStop::Stalled(self.cycles()));
-            }
-        }
-    }
-
-    /// One FFI call from event `from`; returns (events taken, outputs).
-    fn call(&mut self, from: usize) -> Result<(usize, usize), CnStop> {
-        let (cnp_base, rate_base) = (self.cnps.len(), self.rates.len());
-        self.cnps.resize(cnp_base + OUT_ROOM, RtlCnp::default());
-        self.rates.resize(rate_base + OUT_ROOM, RtlRate::default());
-        let (mut cnp_count, mut rate_count) = (0usize, 0usize);
-        // SAFETY: each pointer covers the count passed with it.
-        let taken = unsafe {
-            mr_cn_push(
-                self.sim.as_ptr(),
-                self.events[from..].as_ptr(),
-                self.events.len() - from,
-                self.cnps[cnp_base..].as_mut_ptr(),
-                OUT_ROOM,
-                &mut cnp_count,
-                self.rates[rate_base..].as_mut_ptr(),
-                OUT_ROOM,
-                &mut rate_count,
-                CYCLES_PER_CALL,
-            )
-        };
-        self.cnps.truncate(cnp_base + cnp_count);
-        self.rates.truncate(rate_base + rate_count);
-        if let Some((message, cycle)) = self.assertion() {
-            return Err(CnStop::Assertion(message, cycle));
-        }
-        Ok((taken, cnp_count + rate_count))
+        let sim = &self.sim;
+        let (cnps, rates) = (&mut self.cnps, &mut self.rates);
+        sim.drain(CN_STALL_CYCLES, || call(sim, &[], cnps, rates).1)
     }
 }
 
-impl Drop for RtlCn {
-    fn drop(&mut self) {
-        // SAFETY: created by mr_cn_new, freed once.
-        unsafe { mr_cn_free(self.sim.as_ptr()) }
+/// One FFI call with `events`; returns (events taken, outputs).
+fn call(sim: &SimHandle, events: &[RawEvent], cnps: &mut Vec<RtlCnp>, rates: &mut Vec<RtlRate>) -> (usize, usize) {
+    let (cnp_base, rate_base) = (make_room(cnps), make_room(rates));
+    let (mut cnp_count, mut rate_count) = (0usize, 0usize);
+    // SAFETY: each pointer covers the count passed with it.
+    let taken = unsafe {
+        mr_cn_push(
+            sim.ptr(),
+            events.as_ptr(),
+            events.len(),
+            cnps[cnp_base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut cnp_count,
+            rates[rate_base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut rate_count,
+            CYCLES_PER_CALL,
+        )
+    };
+    cnps.truncate(cnp_base + cnp_count);
+    rates.truncate(rate_base + rate_count);
+    (taken, cnp_count + rate_count)
+}
+
+pub(crate) fn raw_config(regs: &CcRegisters) -> RawConfig {
+    RawConfig {
+        metaroce: regs.metaroce.into(),
+        cnp_interval: regs.cnp_interval_ns.into(),
+        cnp_dscp: regs.cnp_dscp.into(),
+        cnp_pcp: regs.cnp_pcp.into(),
+        line_rate: regs.line_rate_kbps.into(),
+        min_rate: regs.min_rate_kbps.into(),
+        min_dec: regs.min_dec_q15.into(),
+        g: regs.g.into(),
+        alpha_period: regs.alpha_period_ns.into(),
+        time_reset: regs.time_reset_ns.into(),
+        byte_reset: regs.byte_reset.into(),
+        threshold: regs.threshold.into(),
+        ai_rate: regs.ai_kbps.into(),
+        hai_rate: regs.hai_kbps.into(),
+        initial_alpha: regs.initial_alpha.into(),
+        first_cnp_rate: regs.first_cnp_kbps.into(),
+        clamp_tgt: regs.clamp_tgt.into(),
     }
 }
 
-fn mac(bytes: [u8; 6]) -> u64 {
+pub(crate) fn mac(bytes: [u8; 6]) -> u64 {
     bytes.iter().fold(0, |acc, &b| acc << 8 | u64::from(b))
 }
 

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::pacer::byte_time;
+
 /// Alpha and the MetaRoCE CE extent are fractions in Q1.15: 1.0 = 32768.
 pub const FRACTION_ONE: u32 = 1 << 15;
 /// `rp_dce_tcp_g` counts g in 1/1024 (g = 4/1024 = 1/256 is the paper's).
@@ -74,6 +76,13 @@ pub struct CcParams {
     /// 1: every CNP sets the target rate to the current rate; 0: only a CNP
     /// after a rate increase does (mlx5 default 0; ns-3 `ClampTargetRate`).
     pub rp_clamp_tgt_rate: u32,
+    /// Pacer burst allowance, bytes: how far a QP may run ahead of its
+    /// rate (0 = strict pacing).
+    pub pacer_burst_bytes: u32,
+    /// Pacer minimum time between two packets of one QP, ns.
+    pub pacer_min_gap_ns: u32,
+    /// Pacer rate of a QP before its first rate change, Mb/s; 0 = line rate.
+    pub pacer_start_rate: u32,
 }
 
 impl Default for CcParams {
@@ -96,6 +105,9 @@ impl Default for CcParams {
             rp_initial_alpha_value: MLX5_ALPHA_MAX,
             rp_rate_to_set_on_first_cnp: 0,
             rp_clamp_tgt_rate: 0,
+            pacer_burst_bytes: 0,
+            pacer_min_gap_ns: 0,
+            pacer_start_rate: 0,
         }
     }
 }
@@ -138,11 +150,18 @@ pub struct CcRegisters {
     /// 0 = off.
     pub first_cnp_kbps: u32,
     pub clamp_tgt: bool,
+    /// Pacer registers (`SPEC.md` §7).
+    pub burst_bytes: u16,
+    pub min_gap_ns: u32,
+    /// ns per byte at the line rate, Q13.20 ([`crate::pacer::byte_time`]).
+    pub line_byte_time: u64,
+    /// ns per byte at the start rate, Q13.20.
+    pub start_byte_time: u64,
 }
 
 impl CcParams {
     /// Every parameter name, for the command line's `--cc-param NAME=VALUE`.
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 19] = [
         "line_rate_mbps",
         "np_min_time_between_cnps",
         "np_cnp_dscp",
@@ -159,6 +178,9 @@ impl CcParams {
         "rp_initial_alpha_value",
         "rp_rate_to_set_on_first_cnp",
         "rp_clamp_tgt_rate",
+        "pacer_burst_bytes",
+        "pacer_min_gap_ns",
+        "pacer_start_rate",
     ];
 
     /// Sets one parameter by name from its decimal text.
@@ -200,6 +222,9 @@ impl CcParams {
             "rp_initial_alpha_value" => &mut self.rp_initial_alpha_value,
             "rp_rate_to_set_on_first_cnp" => &mut self.rp_rate_to_set_on_first_cnp,
             "rp_clamp_tgt_rate" => &mut self.rp_clamp_tgt_rate,
+            "pacer_burst_bytes" => &mut self.pacer_burst_bytes,
+            "pacer_min_gap_ns" => &mut self.pacer_min_gap_ns,
+            "pacer_start_rate" => &mut self.pacer_start_rate,
             _ => {
                 return Err(BadParam {
                     name: "(unknown)",
@@ -249,6 +274,9 @@ impl CcParams {
         in_range("rp_initial_alpha_value", self.rp_initial_alpha_value, 0, MLX5_ALPHA_MAX)?;
         in_range("rp_rate_to_set_on_first_cnp", self.rp_rate_to_set_on_first_cnp, 0, self.line_rate_mbps)?;
         in_range("rp_clamp_tgt_rate", self.rp_clamp_tgt_rate, 0, 1)?;
+        in_range("pacer_burst_bytes", self.pacer_burst_bytes, 0, u16::MAX.into())?;
+        in_range("pacer_min_gap_ns", self.pacer_min_gap_ns, 0, TIME_PARAM_MAX_US * 1000)?;
+        in_range("pacer_start_rate", self.pacer_start_rate, 0, self.line_rate_mbps)?;
         Ok(())
     }
 
@@ -278,6 +306,12 @@ impl CcParams {
             },
             first_cnp_kbps: self.rp_rate_to_set_on_first_cnp * 1000,
             clamp_tgt: self.rp_clamp_tgt_rate == 1,
+            burst_bytes: self.pacer_burst_bytes as u16,
+            min_gap_ns: self.pacer_min_gap_ns,
+            line_byte_time: byte_time(self.line_rate_mbps * 1000),
+            start_byte_time: byte_time(
+                if self.pacer_start_rate == 0 { self.line_rate_mbps } else { self.pacer_start_rate } * 1000,
+            ),
         })
     }
 }

@@ -8,6 +8,8 @@
 //! * [`cn`]: congestion notification: [`cn_event`] (its input),
 //!   [`notify`] (CNPs), [`reaction`] (DCQCN / MetaRoCE rates),
 //!   [`cc_params`] (parameters and their fixed point).
+//! * [`pacer`]: per-QP pacing in a timing wheel.
+//! * [`pipeline`]: the whole top, parser to pacer.
 
 pub mod cc_params;
 pub mod cn;
@@ -15,7 +17,9 @@ pub mod cn_event;
 pub mod icrc;
 pub mod notify;
 pub mod opcode;
+pub mod pacer;
 pub mod parser;
+pub mod pipeline;
 pub mod reaction;
 pub mod record;
 pub mod wire;

@@ -44,15 +44,19 @@ pub enum RateTrigger {
     Cnp = 0,
     Timer = 1,
     ByteCounter = 2,
+    /// No rate change: a sent packet handed on to the pacer.
+    Sent = 3,
 }
 
 impl RateTrigger {
-    pub const ALL: [RateTrigger; 3] = [RateTrigger::Cnp, RateTrigger::Timer, RateTrigger::ByteCounter];
+    pub const ALL: [RateTrigger; 4] =
+        [RateTrigger::Cnp, RateTrigger::Timer, RateTrigger::ByteCounter, RateTrigger::Sent];
     pub fn name(self) -> &'static str {
         match self {
             RateTrigger::Cnp => "cnp",
             RateTrigger::Timer => "timer",
             RateTrigger::ByteCounter => "byte_counter",
+            RateTrigger::Sent => "sent",
         }
     }
     pub fn from_code(code: u8) -> Option<Self> {
@@ -60,7 +64,10 @@ impl RateTrigger {
     }
 }
 
-/// One output transaction: a QP's rates after a step.
+/// One output transaction: a QP's rates after a step. Every sent packet
+/// also ends in one (after the expiries it caught up), carrying its length
+/// on to the pacer: the byte-counter step it set off, or trigger `Sent`
+/// (stage `Cut`, nothing changed) when there was none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateChange {
     pub time: u64,
@@ -71,6 +78,15 @@ pub struct RateChange {
     pub alpha: u16,
     pub stage: RateStage,
     pub trigger: RateTrigger,
+    /// The packet a sent-bytes event handed on, bytes.
+    pub sent_len: Option<u32>,
+}
+
+impl RateChange {
+    /// Whether the rates changed (not a bare hand-over).
+    pub fn is_change(&self) -> bool {
+        self.trigger != RateTrigger::Sent
+    }
 }
 
 /// Per-QP state of the reaction point (one RAM word in the RTL).
@@ -153,7 +169,7 @@ struct QpStep<'a> {
 }
 
 impl QpStep<'_> {
-    fn emit(&mut self, time: u64, stage: RateStage, trigger: RateTrigger) {
+    fn emit(&mut self, time: u64, stage: RateStage, trigger: RateTrigger, sent_len: Option<u32>) {
         let e = &self.entry;
         self.out.push(RateChange {
             time,
@@ -163,6 +179,7 @@ impl QpStep<'_> {
             alpha: e.alpha,
             stage,
             trigger,
+            sent_len,
         });
     }
 
@@ -188,7 +205,7 @@ impl QpStep<'_> {
             } else {
                 let due = self.entry.increase_due;
                 self.entry.timer_stage = self.entry.timer_stage.saturating_add(1);
-                self.increase(due, RateTrigger::Timer);
+                self.increase(due, RateTrigger::Timer, None);
                 self.entry.increase_due += u64::from(self.regs.time_reset_ns);
             }
             if self.converged() {
@@ -197,8 +214,8 @@ impl QpStep<'_> {
         }
     }
 
-    /// One increase step after a stage count went up.
-    fn increase(&mut self, time: u64, trigger: RateTrigger) {
+    /// One increase step after a stage count went up; whether it emitted.
+    fn increase(&mut self, time: u64, trigger: RateTrigger, sent_len: Option<u32>) -> bool {
         let (r, e) = (self.regs, &mut *self.entry);
         let before = (e.rate, e.target);
         let (high, low) = (e.timer_stage.max(e.byte_stage), e.timer_stage.min(e.byte_stage));
@@ -214,9 +231,11 @@ impl QpStep<'_> {
         };
         // (Rt + Rc) / 2 rounded up, so the rate reaches the target.
         e.rate = ((u64::from(e.target) + u64::from(e.rate) + 1) >> 1) as u32;
-        if (e.rate, e.target) != before {
-            self.emit(time, stage, trigger);
+        let changed = (e.rate, e.target) != before;
+        if changed {
+            self.emit(time, stage, trigger, sent_len);
         }
+        changed
     }
 
     fn cnp(&mut self, now: u64, extent: Option<u16>) {
@@ -246,23 +265,25 @@ impl QpStep<'_> {
         e.bytes = 0;
         e.alpha_due = now + u64::from(r.alpha_period_ns);
         e.increase_due = now + u64::from(r.time_reset_ns);
-        self.emit(now, RateStage::Cut, RateTrigger::Cnp);
+        self.emit(now, RateStage::Cut, RateTrigger::Cnp, None);
     }
 
+    /// Bytes sent: the byte counter, and the packet handed on either way.
     fn bytes_sent(&mut self, now: u64, len: u32) {
-        if !self.entry.running {
-            return;
-        }
         let sum = u64::from(self.entry.bytes) + u64::from(len);
-        if sum < u64::from(self.regs.byte_reset) {
+        if self.entry.running && sum >= u64::from(self.regs.byte_reset) {
+            self.entry.bytes = 0;
+            self.entry.byte_stage = self.entry.byte_stage.saturating_add(1);
+            let emitted = self.increase(now, RateTrigger::ByteCounter, Some(len));
+            if self.converged() {
+                self.entry.running = false;
+            }
+            if emitted {
+                return;
+            }
+        } else if self.entry.running {
             self.entry.bytes = sum as u32;
-            return;
         }
-        self.entry.bytes = 0;
-        self.entry.byte_stage = self.entry.byte_stage.saturating_add(1);
-        self.increase(now, RateTrigger::ByteCounter);
-        if self.converged() {
-            self.entry.running = false;
-        }
+        self.emit(now, RateStage::Cut, RateTrigger::Sent, Some(len));
     }
 }

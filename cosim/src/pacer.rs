@@ -1,0 +1,336 @@
+//! The pacer and the whole pipeline top in the harness (`SPEC.md` §7–8).
+//!
+//! Block alone: a capture goes through the golden parser and CN block; the
+//! reaction point's transactions become the pacer's commands, which the
+//! golden pacer and the Verilated `roce_pacer` both take; their releases
+//! are compared in order. Top: the capture's frames go into the golden
+//! pipeline and the Verilated `roce_pipeline`, which are compared on three
+//! streams: CNPs, the reaction point's transactions, releases.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::time::Instant;
+
+use metaroce_golden::cn::TimeBase;
+use metaroce_golden::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
+use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
+use metaroce_golden::ParserConfig;
+
+use crate::capture::{CaptureError, CaptureReader, Frame};
+use crate::cn::{
+    cn_repro, golden_cn_streams, read_stimulus, run_golden, CnCounts, CnRecord, CnSetup, GoldenCn, StreamComparator,
+};
+use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
+use crate::report::{Record, Transaction};
+use crate::rtl::{Handshake, ModelKind};
+use crate::rtl_cn::CN_STALL_CYCLES;
+use crate::rtl_pacer::{RtlPacer, RtlPipeline, TopFrame, PACER_STALL_CYCLES};
+
+/// Commands per FFI batch.
+const BATCH: usize = 1024;
+const RELEASE_STREAM: &[&str] = &["pacer.release"];
+const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
+
+/// The pacer's commands of a capture: the reaction point's transactions
+/// in order, each with the frame whose event made it.
+pub fn pacer_commands(golden: &GoldenCn) -> Vec<(u64, PacerCommand)> {
+    golden.rates.iter().map(|(frame, change)| (*frame, PacerCommand::from_rate_change(change))).collect()
+}
+
+/// The golden pacer over `commands`, flushed at the end (releases of the
+/// flush belong to `last_frame`).
+pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_frame: u64) -> Vec<(u64, Release)> {
+    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
+    let (mut out, mut releases) = (Vec::new(), Vec::new());
+    for (frame, cmd) in commands {
+        pacer.command(cmd, &mut releases);
+        out.extend(releases.drain(..).map(|r| (*frame, r)));
+    }
+    pacer.flush(&mut releases);
+    out.extend(releases.drain(..).map(|r| (last_frame, r)));
+    out
+}
+
+fn release_transaction(time: &TimeBase, frame: u64, release: &Release) -> Transaction {
+    Transaction {
+        frame,
+        time_ns: time.time_ns(release.time),
+        cycle: None,
+        record: Record::Cn(CnRecord::release(release)),
+    }
+}
+
+/// Counts of a pacer or top run, for the summary line.
+fn counts(events: usize, cnps: usize, rates: usize, releases: usize) -> CnCounts {
+    CnCounts { events: events as u64, cnps: cnps as u64, rate_changes: rates as u64, releases: releases as u64 }
+}
+
+/// Runs one capture through the golden and the RTL pacer.
+pub fn cosim_pacer_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, "pacer");
+    let stimulus = match CaptureReader::open(capture) {
+        Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
+        Err(e) => {
+            run.ending = Ending::CaptureError(e);
+            return run;
+        }
+    };
+    let clock = Instant::now();
+    let golden_cn = run_golden(setup, &stimulus);
+    let commands = pacer_commands(&golden_cn);
+    let golden = run_golden_pacer(setup, &commands, stimulus.frames_read);
+    let clock = run.phases.golden.lap(clock);
+    run.frames_read = stimulus.frames_read;
+    run.cn = Some(counts(commands.len(), 0, 0, golden.len()));
+    let expected = vec![golden.iter().map(|(f, r)| release_transaction(&stimulus.time, *f, r)).collect()];
+    let repro = cn_repro(capture, options, setup, "pacer");
+    let mut compare = StreamComparator::new(capture, options, repro, stimulus.time, RELEASE_STREAM, expected);
+    run.phases.compare.lap(clock);
+    let ending = cosim_commands(&commands, options, setup, &mut compare, &mut run);
+    finish(&mut run, ending, stimulus.error, started);
+    run
+}
+
+fn finish(run: &mut CaptureRun, ending: Result<(), Ending>, error: Option<CaptureError>, started: Instant) {
+    run.ending = match (ending, error) {
+        (Ok(()), Some(e)) => Ending::CaptureError(e),
+        (Ok(()), None) => {
+            run.frames_matched = run.frames_read;
+            Ending::Matched
+        }
+        (Err(ending), _) => {
+            if let Ending::Diverged(d) = &ending {
+                run.frames_matched = d.frame.saturating_sub(1);
+            }
+            ending
+        }
+    };
+    run.elapsed = started.elapsed();
+}
+
+fn check_releases(
+    compare: &mut StreamComparator,
+    stream: usize,
+    rtl: &mut Vec<crate::rtl_pacer::RtlRelease>,
+) -> Result<(), Ending> {
+    for r in std::mem::take(rtl) {
+        let release = r.to_release();
+        compare.check(stream, Ok((release.time, CnRecord::release(&release))), r.cycle)?;
+    }
+    Ok(())
+}
+
+fn cosim_commands(
+    commands: &[(u64, PacerCommand)],
+    options: &CosimOptions,
+    setup: &CnSetup,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut clock = Instant::now();
+    let kind = if options.coverage_dat.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
+    let mut rtl = RtlPacer::new(kind, options.handshake, &setup.regs).map_err(Ending::Setup)?;
+    if let Some(wave) = &options.wave {
+        rtl.sim().open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
+    }
+    let cmds: Vec<PacerCommand> = commands.iter().map(|(_, c)| *c).collect();
+    for batch in cmds.chunks(BATCH) {
+        let pushed = rtl.push(batch);
+        run.cycles = rtl.sim().cycles();
+        clock = run.phases.rtl.lap(clock);
+        check_releases(compare, 0, &mut rtl.releases)?;
+        pushed.map_err(|s| compare.stopped(0, s, PACER_STALL_CYCLES))?;
+        clock = run.phases.compare.lap(clock);
+    }
+    let flushed = rtl.flush();
+    run.cycles = rtl.sim().cycles();
+    clock = run.phases.rtl.lap(clock);
+    check_releases(compare, 0, &mut rtl.releases)?;
+    flushed.map_err(|s| compare.stopped(0, s, PACER_STALL_CYCLES))?;
+    compare.missing(run.cycles)?;
+    run.phases.compare.lap(clock);
+    rtl.sim().close_trace();
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
+    if let Some(path) = &options.coverage_dat {
+        rtl.sim().write_coverage(path).map_err(Ending::Setup)?;
+    }
+    Ok(())
+}
+
+/// A capture as the top sees it: every frame with its tick and the host's
+/// side band, and the golden pipeline's outputs.
+#[derive(Debug, Default)]
+pub struct TopStimulus {
+    pub time: TimeBase,
+    pub frames: Vec<TopFrame>,
+    /// The golden outputs, each with the frame that produced it (the
+    /// flush's with the last frame).
+    pub cnps: Vec<(u64, metaroce_golden::notify::CnpSent)>,
+    pub rates: Vec<(u64, metaroce_golden::reaction::RateChange)>,
+    pub releases: Vec<(u64, Release)>,
+    pub events: usize,
+    pub error: Option<CaptureError>,
+    /// The frames each QP sent, in order (for the paced capture).
+    pub sent: HashMap<u32, VecDeque<Vec<u8>>>,
+}
+
+/// Reads every frame and runs the golden pipeline over them.
+pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> Result<TopStimulus, String> {
+    let mut pipeline = Pipeline::new(&setup.nic, &setup.regs, *parser)?;
+    let mut top = TopStimulus::default();
+    let mut out = PipelineOutputs::default();
+    let mut frame = Frame::default();
+    loop {
+        match source.read_next(&mut frame) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                top.error = Some(e);
+                break;
+            }
+        }
+        let tick = top.time.tick(frame.time_ns);
+        let event = pipeline.frame(&frame.data, frame.mac_error, tick, &mut out);
+        top.events += usize::from(event.is_some());
+        let tx_qp = sent_qp(event.as_ref());
+        if let Some(qp) = tx_qp {
+            top.sent.entry(qp).or_default().push_back(frame.data.clone());
+        }
+        top.frames.push(TopFrame { data: frame.data.clone(), mac_error: frame.mac_error, tick, tx_qp });
+        collect(&mut top, &mut out, frame.index);
+    }
+    pipeline.flush(&mut out);
+    let last = top.frames.len() as u64;
+    collect(&mut top, &mut out, last);
+    Ok(top)
+}
+
+fn collect(top: &mut TopStimulus, out: &mut PipelineOutputs, frame: u64) {
+    top.cnps.extend(out.cnps.drain(..).map(|c| (frame, c)));
+    top.rates.extend(out.rates.drain(..).map(|r| (frame, r)));
+    top.releases.extend(out.releases.drain(..).map(|r| (frame, r)));
+}
+
+/// Runs one capture through the golden and the RTL pipeline top.
+pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, "top");
+    let top = match CaptureReader::open(capture) {
+        Ok(mut reader) => match golden_top(&mut reader, setup, &options.parser) {
+            Ok(top) => top,
+            Err(e) => {
+                run.ending = Ending::Setup(e);
+                return run;
+            }
+        },
+        Err(e) => {
+            run.ending = Ending::CaptureError(e);
+            return run;
+        }
+    };
+    let clock = Instant::now();
+    run.frames_read = top.frames.len() as u64;
+    run.cn = Some(counts(top.events, top.cnps.len(), top.rates.len(), top.releases.len()));
+    let golden = GoldenCn { cnps: top.cnps.clone(), rates: top.rates.clone() };
+    let mut expected = golden_cn_streams(&top.time, &golden);
+    expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());
+    let repro = cn_repro(capture, options, setup, "top");
+    let mut compare = StreamComparator::new(capture, options, repro, top.time, TOP_STREAMS, expected);
+    run.phases.compare.lap(clock);
+    let ending = cosim_frames(&top, options, setup, &mut compare, &mut run);
+    finish(&mut run, ending, top.error, started);
+    run
+}
+
+fn cosim_frames(
+    top: &TopStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut clock = Instant::now();
+    let mut rtl = RtlPipeline::new(options.model.width, options.handshake, &setup.regs, setup.local_mac)
+        .map_err(Ending::Setup)?;
+    for ctx in &setup.nic.qps {
+        rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
+    }
+    if let Some(wave) = &options.wave {
+        rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
+    }
+    let check = |compare: &mut StreamComparator, rtl: &mut RtlPipeline| -> Result<(), Ending> {
+        compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
+        check_releases(compare, 2, &mut rtl.releases)
+    };
+    for batch in top.frames.chunks(BATCH) {
+        let pushed = rtl.push(batch);
+        run.cycles = rtl.sim().cycles();
+        clock = run.phases.rtl.lap(clock);
+        check(compare, &mut rtl)?;
+        pushed.map_err(|s| compare.stopped(2, s, CN_STALL_CYCLES))?;
+        clock = run.phases.compare.lap(clock);
+    }
+    let flushed = rtl.flush();
+    run.cycles = rtl.sim().cycles();
+    clock = run.phases.rtl.lap(clock);
+    check(compare, &mut rtl)?;
+    flushed.map_err(|s| compare.stopped(2, s, CN_STALL_CYCLES))?;
+    compare.missing(run.cycles)?;
+    run.phases.compare.lap(clock);
+    rtl.sim().close_trace();
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
+    Ok(())
+}
+
+/// What one model's pipeline did with a capture's sent frames.
+#[derive(Debug, Default)]
+pub struct PacerReplay {
+    /// Every release (and drop) in release order.
+    pub transactions: Vec<Transaction>,
+    /// The sent frames at their release times (ns since the epoch).
+    pub paced_frames: Vec<(u64, Vec<u8>)>,
+}
+
+/// The releases of a capture from the golden pipeline, or from the RTL top
+/// at `rtl_width`.
+pub fn replay_pacer(
+    capture: &Path,
+    rtl_width: Option<u32>,
+    setup: &CnSetup,
+    parser: &ParserConfig,
+) -> Result<PacerReplay, String> {
+    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
+    let mut top = golden_top(&mut reader, setup, parser)?;
+    if let Some(e) = top.error.take() {
+        return Err(e.to_string());
+    }
+    let releases: Vec<Release> = match rtl_width {
+        None => top.releases.iter().map(|(_, r)| *r).collect(),
+        Some(width) => {
+            let mut rtl = RtlPipeline::new(width, Handshake::full_speed(0), &setup.regs, setup.local_mac)?;
+            for ctx in &setup.nic.qps {
+                rtl.load_qp(ctx.local, ctx.remote)?;
+            }
+            let stopped = |s| format!("RTL pipeline top: {s:?}");
+            rtl.push(&top.frames).map_err(stopped)?;
+            rtl.flush().map_err(stopped)?;
+            rtl.releases.iter().map(|r| r.to_release()).collect()
+        }
+    };
+    let frame_ticks: Vec<u64> = top.frames.iter().map(|f| f.tick).collect();
+    let mut replay = PacerReplay::default();
+    for release in &releases {
+        let frame = top.sent.get_mut(&release.qp).and_then(VecDeque::pop_front);
+        if let (false, Some(bytes)) = (release.dropped, frame) {
+            replay.paced_frames.push((top.time.time_ns(release.time), bytes));
+        }
+        replay.transactions.push(Transaction {
+            frame: frame_ticks.partition_point(|&t| t <= release.time) as u64,
+            time_ns: top.time.time_ns(release.time),
+            cycle: None,
+            record: Record::Cn(CnRecord::release(release)),
+        });
+    }
+    Ok(replay)
+}

@@ -1,0 +1,319 @@
+//! Safe wrappers over the Verilated pacer (`csrc/pacer_shim.cpp`,
+//! `rtl/roce_pacer.v`) and the whole pipeline top (`csrc/pipeline_shim.cpp`,
+//! `rtl/roce_pipeline.v`).
+
+use std::ffi::{c_char, c_void, CString};
+use std::path::Path;
+
+use metaroce_golden::cc_params::CcRegisters;
+use metaroce_golden::pacer::{PacerCommand, Release};
+
+use crate::rtl::{Handshake, ModelKind};
+use crate::rtl_cn::{mac, raw_config, RawConfig, RtlCnp, RtlRate, CN_STALL_CYCLES};
+use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
+
+/// `mr_pacer_config` of `csrc/pacer_abi.h`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct RawPacerConfig {
+    burst_bytes: u64,
+    min_gap: u64,
+    line_byte_time: u64,
+    start_byte_time: u64,
+}
+
+fn pacer_config(regs: &CcRegisters) -> RawPacerConfig {
+    RawPacerConfig {
+        burst_bytes: regs.burst_bytes.into(),
+        min_gap: regs.min_gap_ns.into(),
+        line_byte_time: regs.line_byte_time,
+        start_byte_time: regs.start_byte_time,
+    }
+}
+
+/// `mr_pacer_command`: one `s_cmd_*` transaction.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct RawCommand {
+    time: u64,
+    qp: u64,
+    rate_valid: u64,
+    rate: u64,
+    send: u64,
+    len: u64,
+}
+
+/// `mr_pacer_release`: one `m_rel_*` transaction.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RtlRelease {
+    pub cycle: u64,
+    pub time: u64,
+    pub qp: u64,
+    pub len: u64,
+    pub drop: u64,
+}
+
+impl RtlRelease {
+    pub fn to_release(&self) -> Release {
+        Release { time: self.time, qp: self.qp as u32, len: self.len as u32, dropped: self.drop != 0 }
+    }
+}
+
+/// `mr_pipeline_config`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct RawPipelineConfig {
+    cn: RawConfig,
+    pacer: RawPacerConfig,
+    local_mac_valid: u64,
+    local_mac: u64,
+}
+
+/// `mr_pipeline_frame`: a frame and its `s_axis_tuser` side band.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct RawFrame {
+    data: *const u8,
+    len: u64,
+    mac_error: u64,
+    tick: u64,
+    tx: u64,
+    tx_qp: u64,
+}
+
+extern "C" {
+    fn mr_pacer_new(
+        variant: *const c_char,
+        seed: u64,
+        idle_pct: u32,
+        stall_pct: u32,
+        cfg: *const RawPacerConfig,
+    ) -> *mut c_void;
+    fn mr_pacer_push(
+        sim: *mut c_void,
+        cmds: *const RawCommand,
+        n: usize,
+        rels: *mut RtlRelease,
+        rel_cap: usize,
+        rel_count: *mut usize,
+        max_cycles: u64,
+    ) -> usize;
+    fn mr_pipeline_new(
+        variant: *const c_char,
+        seed: u64,
+        idle_pct: u32,
+        stall_pct: u32,
+        cfg: *const RawPipelineConfig,
+    ) -> *mut c_void;
+    fn mr_pipeline_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
+    #[allow(clippy::too_many_arguments)]
+    fn mr_pipeline_push(
+        sim: *mut c_void,
+        frames: *const RawFrame,
+        n: usize,
+        cnps: *mut RtlCnp,
+        cnp_cap: usize,
+        cnp_count: *mut usize,
+        rates: *mut RtlRate,
+        rate_cap: usize,
+        rate_count: *mut usize,
+        rels: *mut RtlRelease,
+        rel_cap: usize,
+        rel_count: *mut usize,
+        max_cycles: u64,
+    ) -> usize;
+}
+
+/// The pacer's stall limit: a rate change costs 44 cycles, a packet 2 or 3.
+pub const PACER_STALL_CYCLES: u64 = 10_000_000;
+
+/// One Verilated `roce_pacer`.
+pub struct RtlPacer {
+    sim: SimHandle,
+    commands: Vec<RawCommand>,
+    pub releases: Vec<RtlRelease>,
+}
+
+impl RtlPacer {
+    /// A fresh pacer after reset and its RAM sweep.
+    pub fn new(kind: ModelKind, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
+        let prefix = match kind {
+            ModelKind::Plain => "Vpacer",
+            ModelKind::Coverage => "VpacerCov",
+            ModelKind::InjectedBug => return Err("the pacer has no injected-bug build".into()),
+        };
+        let name = CString::new(prefix).expect("no NUL in a prefix");
+        let cfg = pacer_config(regs);
+        // SAFETY: a NUL-terminated name, plain values and a live config struct.
+        let sim = unsafe { mr_pacer_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
+        let sim = SimHandle::new(sim, "pacer", || format!("no pacer RTL model {prefix}"))?;
+        Ok(RtlPacer { sim, commands: Vec::new(), releases: Vec::new() })
+    }
+
+    pub fn sim(&mut self) -> &mut SimHandle {
+        &mut self.sim
+    }
+
+    /// Sends `commands` in order; releases append to `self.releases`.
+    pub fn push(&mut self, commands: &[PacerCommand]) -> Result<(), SimStop> {
+        let mut raw = std::mem::take(&mut self.commands);
+        raw.clear();
+        raw.extend(commands.iter().map(|c| RawCommand {
+            time: c.time,
+            qp: c.qp.into(),
+            rate_valid: c.rate_kbps.is_some().into(),
+            rate: c.rate_kbps.unwrap_or(0).into(),
+            send: c.send_len.is_some().into(),
+            len: c.send_len.unwrap_or(0).into(),
+        }));
+        let (sim, releases) = (&self.sim, &mut self.releases);
+        let result = sim.feed(raw.len(), PACER_STALL_CYCLES, |from| pacer_call(sim, &raw[from..], releases));
+        self.commands = raw;
+        result
+    }
+
+    /// The end of the input: flushes until the pacer holds nothing.
+    pub fn flush(&mut self) -> Result<(), SimStop> {
+        let (sim, releases) = (&self.sim, &mut self.releases);
+        sim.drain(PACER_STALL_CYCLES, || pacer_call(sim, &[], releases).1)
+    }
+}
+
+fn pacer_call(sim: &SimHandle, cmds: &[RawCommand], releases: &mut Vec<RtlRelease>) -> (usize, usize) {
+    let base = make_room(releases);
+    let mut count = 0usize;
+    // SAFETY: each pointer covers the count passed with it.
+    let taken = unsafe {
+        mr_pacer_push(
+            sim.ptr(),
+            cmds.as_ptr(),
+            cmds.len(),
+            releases[base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut count,
+            CYCLES_PER_CALL,
+        )
+    };
+    releases.truncate(base + count);
+    (taken, count)
+}
+
+/// One frame into the top: its bytes and side band.
+#[derive(Debug, Clone)]
+pub struct TopFrame {
+    pub data: Vec<u8>,
+    pub mac_error: bool,
+    pub tick: u64,
+    /// The local QP the host sent it on, for a frame the host sent.
+    pub tx_qp: Option<u32>,
+}
+
+/// One Verilated `roce_pipeline`.
+pub struct RtlPipeline {
+    sim: SimHandle,
+    pub width: u32,
+    pub cnps: Vec<RtlCnp>,
+    pub rates: Vec<RtlRate>,
+    pub releases: Vec<RtlRelease>,
+}
+
+impl RtlPipeline {
+    /// A fresh top after reset and its RAM sweeps.
+    pub fn new(
+        width: u32,
+        handshake: Handshake,
+        regs: &CcRegisters,
+        local_mac: Option<[u8; 6]>,
+    ) -> Result<Self, String> {
+        let cfg = RawPipelineConfig {
+            cn: raw_config(regs),
+            pacer: pacer_config(regs),
+            local_mac_valid: local_mac.is_some().into(),
+            local_mac: local_mac.map_or(0, mac),
+        };
+        let name = CString::new(format!("Vpipeline{width}")).expect("no NUL in a prefix");
+        // SAFETY: a NUL-terminated name, plain values and a live config struct.
+        let sim =
+            unsafe { mr_pipeline_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
+        let sim = SimHandle::new(sim, "pipeline top", || format!("no pipeline RTL model at DATA_WIDTH {width}"))?;
+        Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), releases: Vec::new() })
+    }
+
+    pub fn sim(&mut self) -> &mut SimHandle {
+        &mut self.sim
+    }
+
+    pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
+        // SAFETY: `sim` is live.
+        if unsafe { mr_pipeline_load_qp(self.sim.ptr(), local.into(), remote.into()) } {
+            Ok(())
+        } else {
+            Err(format!("the RTL did not take QP context {local} -> {remote}"))
+        }
+    }
+
+    /// Sends `frames` in order; outputs append to the three vectors.
+    pub fn push(&mut self, frames: &[TopFrame]) -> Result<(), SimStop> {
+        let raw: Vec<RawFrame> = frames
+            .iter()
+            .map(|f| RawFrame {
+                data: f.data.as_ptr(),
+                len: f.data.len() as u64,
+                mac_error: f.mac_error.into(),
+                tick: f.tick,
+                tx: f.tx_qp.is_some().into(),
+                tx_qp: f.tx_qp.unwrap_or(0).into(),
+            })
+            .collect();
+        let sim = &self.sim;
+        let outs = (&mut self.cnps, &mut self.rates, &mut self.releases);
+        let (cnps, rates, releases) = outs;
+        sim.feed(raw.len(), CN_STALL_CYCLES, |from| pipeline_call(sim, &raw[from..], cnps, rates, releases))
+    }
+
+    /// The end of the input: flushes until nothing is inside.
+    pub fn flush(&mut self) -> Result<(), SimStop> {
+        let sim = &self.sim;
+        let (cnps, rates, releases) = (&mut self.cnps, &mut self.rates, &mut self.releases);
+        sim.drain(CN_STALL_CYCLES, || pipeline_call(sim, &[], cnps, rates, releases).1)
+    }
+
+    pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
+        self.sim.open_trace(path, from, to, None)
+    }
+}
+
+fn pipeline_call(
+    sim: &SimHandle,
+    frames: &[RawFrame],
+    cnps: &mut Vec<RtlCnp>,
+    rates: &mut Vec<RtlRate>,
+    releases: &mut Vec<RtlRelease>,
+) -> (usize, usize) {
+    let (cnp_base, rate_base, rel_base) = (make_room(cnps), make_room(rates), make_room(releases));
+    let (mut cnp_count, mut rate_count, mut rel_count) = (0usize, 0usize, 0usize);
+    // SAFETY: each pointer covers the count passed with it; the frames'
+    // bytes outlive the call.
+    let taken = unsafe {
+        mr_pipeline_push(
+            sim.ptr(),
+            frames.as_ptr(),
+            frames.len(),
+            cnps[cnp_base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut cnp_count,
+            rates[rate_base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut rate_count,
+            releases[rel_base..].as_mut_ptr(),
+            OUT_ROOM,
+            &mut rel_count,
+            CYCLES_PER_CALL,
+        )
+    };
+    cnps.truncate(cnp_base + cnp_count);
+    rates.truncate(rate_base + rate_count);
+    releases.truncate(rel_base + rel_count);
+    (taken, cnp_count + rate_count + rel_count)
+}

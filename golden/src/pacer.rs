@@ -1,0 +1,308 @@
+//! The pacer (`SPEC.md` §7): releases each QP's packets at the QP's rate,
+//! in the fixed point and the order of `rtl/roce_pacer.v`.
+//!
+//! Carousel-style: a packet gets its eligible time when it is handed over
+//! (GCRA on the QP's theoretical arrival time, with a burst allowance and a
+//! minimum gap) and waits in a timing wheel of `slot_count` slots, each
+//! `2^slot_shift` ns wide and a FIFO. The wheel is served in slot order; a
+//! packet leaves at its eligible time or when the link is free, whichever is
+//! later. Time is virtual: a slot is served once a command at or after its
+//! start has arrived (or at the flush), so the schedule does not depend on
+//! clock cycles.
+//!
+//! Times are ns in Q44.20 (`u64`), rates kb/s, byte times ns per byte in
+//! Q13.20.
+
+use std::collections::VecDeque;
+
+use crate::cc_params::CcRegisters;
+use crate::reaction::{RateChange, RateTrigger};
+
+/// Fraction bits of every pacer time.
+pub const TIME_FRAC_BITS: u32 = 20;
+/// ns per byte at 1 kb/s, Q.20: 8 bits * 10^6 ns/ms ... 8e6 ns per byte per kb/s.
+pub const BYTE_TIME_NUMERATOR: u64 = 8_000_000 << TIME_FRAC_BITS;
+/// Rates below this pace at it (1 Mb/s: 8 µs per byte); keeps byte times in 33 bits.
+pub const MIN_PACED_KBPS: u32 = 1000;
+
+/// ns per byte at `rate_kbps`, Q13.20, rounded down (the RTL's restoring
+/// division of [`BYTE_TIME_NUMERATOR`] by the clamped rate).
+pub fn byte_time(rate_kbps: u32) -> u64 {
+    BYTE_TIME_NUMERATOR / u64::from(rate_kbps.max(MIN_PACED_KBPS))
+}
+
+/// The RTL parameters of the pacer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacerGeometry {
+    pub qp_count: usize,
+    /// log2 of the slot width in ns.
+    pub slot_shift: u32,
+    pub slot_count: usize,
+    /// Packets the pacer holds at once.
+    pub desc_count: usize,
+}
+
+impl Default for PacerGeometry {
+    /// The default build of `rtl/roce_pacer.v`.
+    fn default() -> Self {
+        PacerGeometry { qp_count: 4096, slot_shift: 6, slot_count: 256, desc_count: 4096 }
+    }
+}
+
+/// One input transaction (`s_cmd_*`): what the reaction point emitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacerCommand {
+    pub time: u64,
+    pub qp: u32,
+    /// A new rate for the QP, kb/s.
+    pub rate_kbps: Option<u32>,
+    /// A packet the QP sent: its length, bytes.
+    pub send_len: Option<u32>,
+}
+
+impl PacerCommand {
+    /// The command a reaction-point transaction gives the pacer: its rate
+    /// unless only a packet was handed over, and the packet if any.
+    pub fn from_rate_change(change: &RateChange) -> Self {
+        PacerCommand {
+            time: change.time,
+            qp: change.qp,
+            rate_kbps: (change.trigger != RateTrigger::Sent).then_some(change.rate_kbps),
+            send_len: change.sent_len,
+        }
+    }
+}
+
+/// One output transaction (`m_rel_*`): a packet released, or refused because
+/// the pacer was full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    /// Release tick (ns, rounded up), or the tick of the refused command.
+    pub time: u64,
+    pub qp: u32,
+    pub len: u32,
+    pub dropped: bool,
+}
+
+/// Per-QP pacing state (the RTL's QP RAM word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct QpPace {
+    byte_time: u64,
+    /// Theoretical arrival time of the next packet.
+    tat: u64,
+    /// The next packet may not be eligible before this (minimum gap).
+    gap_ready: u64,
+}
+
+/// A packet in the wheel.
+#[derive(Debug, Clone, Copy)]
+struct Desc {
+    qp: u32,
+    len: u32,
+    eligible: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Pacer {
+    pub geometry: PacerGeometry,
+    regs: CcRegisters,
+    qps: Vec<QpPace>,
+    slots: Vec<VecDeque<Desc>>,
+    held: usize,
+    /// The slot being served (absolute slot number).
+    pointer: u64,
+    /// Highest command tick seen.
+    watermark: u64,
+    /// When the link is free again.
+    link_free: u64,
+}
+
+impl Pacer {
+    pub fn new(geometry: PacerGeometry, regs: &CcRegisters) -> Self {
+        let qp = QpPace { byte_time: regs.start_byte_time, tat: 0, gap_ready: 0 };
+        Pacer {
+            geometry,
+            regs: *regs,
+            qps: vec![qp; geometry.qp_count],
+            slots: vec![VecDeque::new(); geometry.slot_count],
+            held: 0,
+            pointer: 0,
+            watermark: 0,
+            link_free: 0,
+        }
+    }
+
+    /// Packets waiting in the wheel.
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    fn slot_of(&self, time_fp: u64) -> u64 {
+        time_fp >> (TIME_FRAC_BITS + self.geometry.slot_shift)
+    }
+
+    fn index(&self, slot: u64) -> usize {
+        (slot % self.geometry.slot_count as u64) as usize
+    }
+
+    /// The first busy slot at or after the pointer (absolute).
+    fn first_busy(&self) -> Option<u64> {
+        if self.held == 0 {
+            return None;
+        }
+        (0..self.geometry.slot_count as u64)
+            .map(|k| self.pointer + k)
+            .find(|&slot| !self.slots[self.index(slot)].is_empty())
+    }
+
+    /// A packet into the wheel: its slot, or the horizon's last one.
+    fn insert(&mut self, desc: Desc) {
+        let horizon = self.pointer + self.geometry.slot_count as u64 - 1;
+        let slot = self.slot_of(desc.eligible).min(horizon);
+        let index = self.index(slot);
+        self.slots[index].push_back(desc);
+    }
+
+    /// Serves slots that start at or before `until` (all with `None`).
+    fn serve(&mut self, until: Option<u64>, out: &mut Vec<Release>) {
+        while let Some(slot) = self.first_busy() {
+            if until.is_some_and(|tick| slot > tick >> self.geometry.slot_shift) {
+                return;
+            }
+            self.pointer = slot;
+            let index = self.index(slot);
+            let desc = self.slots[index].pop_front().expect("a busy slot");
+            if self.slot_of(desc.eligible) > slot {
+                // Parked at the horizon: on to its slot, or the new horizon.
+                self.insert(desc);
+                continue;
+            }
+            let leave = desc.eligible.max(self.link_free);
+            self.link_free = leave.wrapping_add(u64::from(desc.len) * self.regs.line_byte_time);
+            self.held -= 1;
+            out.push(Release { time: ceil_ns(leave), qp: desc.qp, len: desc.len, dropped: false });
+        }
+    }
+
+    /// One command, after serving every slot that starts by its tick.
+    pub fn command(&mut self, cmd: &PacerCommand, out: &mut Vec<Release>) {
+        let now = self.watermark.max(cmd.time);
+        self.serve(Some(now), out);
+        self.watermark = now;
+        self.pointer = self.pointer.max(now >> self.geometry.slot_shift);
+        let Some(qp) = self.qps.get(cmd.qp as usize).copied() else { return };
+        if let Some(len) = cmd.send_len {
+            if self.held == self.geometry.desc_count {
+                out.push(Release { time: now, qp: cmd.qp, len, dropped: true });
+            } else {
+                let burst = u64::from(self.regs.burst_bytes) * qp.byte_time;
+                let eligible = (now << TIME_FRAC_BITS).max(qp.tat.saturating_sub(burst)).max(qp.gap_ready);
+                let entry = &mut self.qps[cmd.qp as usize];
+                entry.tat = qp.tat.max(eligible).wrapping_add(u64::from(len) * qp.byte_time);
+                entry.gap_ready = eligible.wrapping_add(u64::from(self.regs.min_gap_ns) << TIME_FRAC_BITS);
+                self.held += 1;
+                self.insert(Desc { qp: cmd.qp, len, eligible });
+            }
+        }
+        if let Some(rate) = cmd.rate_kbps {
+            self.qps[cmd.qp as usize].byte_time = byte_time(rate);
+        }
+    }
+
+    /// The end of the input: every packet held leaves.
+    pub fn flush(&mut self, out: &mut Vec<Release>) {
+        self.serve(None, out);
+    }
+}
+
+/// A Q44.20 time rounded up to whole ns.
+pub fn ceil_ns(time_fp: u64) -> u64 {
+    (time_fp >> TIME_FRAC_BITS) + u64::from(time_fp & ((1 << TIME_FRAC_BITS) - 1) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc_params::CcParams;
+
+    fn regs(line_mbps: u32, burst: u32) -> CcRegisters {
+        let mut p = CcParams { line_rate_mbps: line_mbps, pacer_burst_bytes: burst, ..CcParams::default() };
+        p.validate().unwrap();
+        p.pacer_start_rate = 0;
+        p.registers().unwrap()
+    }
+
+    fn send(time: u64, qp: u32, len: u32) -> PacerCommand {
+        PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) }
+    }
+
+    #[test]
+    fn byte_times() {
+        // 100 Gb/s: 0.08 ns per byte.
+        assert_eq!(byte_time(100_000_000), (8u64 << 20) / 100);
+        assert_eq!(byte_time(0), byte_time(MIN_PACED_KBPS));
+        assert!(byte_time(MIN_PACED_KBPS) < 1 << 33);
+    }
+
+    #[test]
+    fn a_backlog_leaves_at_the_rate() {
+        let r = regs(100_000, 0);
+        let mut p = Pacer::new(PacerGeometry::default(), &r);
+        let mut out = Vec::new();
+        // 10 Gb/s: 1000 bytes every 800 ns.
+        p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+        for _ in 0..5 {
+            p.command(&send(0, 3, 1000), &mut out);
+        }
+        p.flush(&mut out);
+        let times: Vec<u64> = out.iter().map(|r| r.time).collect();
+        assert_eq!(times, [0, 800, 1600, 2400, 3200]);
+    }
+
+    #[test]
+    fn the_burst_allowance_lets_a_qp_run_ahead() {
+        let r = regs(100_000, 2000);
+        let mut p = Pacer::new(PacerGeometry::default(), &r);
+        let mut out = Vec::new();
+        p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+        for _ in 0..4 {
+            p.command(&send(0, 0, 1000), &mut out);
+        }
+        p.flush(&mut out);
+        // Three back to back at line rate (80 ns per 1000 bytes): 2000 bytes
+        // ahead of the rate plus the one that starts it; then paced.
+        let times: Vec<u64> = out.iter().map(|r| r.time).collect();
+        assert_eq!(times, [0, 80, 160, 800]);
+    }
+
+    #[test]
+    fn a_full_pacer_refuses() {
+        let r = regs(100_000, 0);
+        let geometry = PacerGeometry { desc_count: 1, ..PacerGeometry::default() };
+        let mut p = Pacer::new(geometry, &r);
+        let mut out = Vec::new();
+        // 1 Gb/s: the second packet waits 512 ns, the third finds no room.
+        p.command(&PacerCommand { time: 0, qp: 1, rate_kbps: Some(1_000_000), send_len: None }, &mut out);
+        for _ in 0..3 {
+            p.command(&send(0, 1, 64), &mut out);
+        }
+        let dropped = Release { time: 0, qp: 1, len: 64, dropped: true };
+        assert_eq!(out, [Release { dropped: false, ..dropped }, dropped]);
+        p.flush(&mut out);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[2].time, 512);
+    }
+
+    #[test]
+    fn a_slow_qp_parks_beyond_the_horizon() {
+        let r = regs(100_000, 0);
+        let mut p = Pacer::new(PacerGeometry::default(), &r);
+        let mut out = Vec::new();
+        p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(1000), send_len: None }, &mut out);
+        p.command(&send(0, 0, 100), &mut out);
+        p.command(&send(0, 0, 100), &mut out);
+        p.flush(&mut out);
+        // 100 bytes at 1 Mb/s: 800 µs, far beyond a 16 µs horizon.
+        assert_eq!(out[1].time, 800_000);
+    }
+}

@@ -1,0 +1,63 @@
+//! The pipeline top (`SPEC.md` §8), as `rtl/roce_pipeline.v`: every frame
+//! is parsed and classified; the congestion-notification block takes the
+//! events, and every transaction of its reaction point goes on to the pacer
+//! in the order it was made.
+
+use crate::cc_params::CcRegisters;
+use crate::cn::CongestionNotifier;
+use crate::cn_event::{classify, CnEvent, CnEventKind, NicConfig};
+use crate::notify::CnpSent;
+use crate::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
+use crate::parser::{parse_frame, ParserConfig};
+use crate::reaction::RateChange;
+
+/// Everything the top hands out, each stream in its own order.
+#[derive(Debug, Clone, Default)]
+pub struct PipelineOutputs {
+    pub cnps: Vec<CnpSent>,
+    /// The reaction point's transactions, as the pacer takes them.
+    pub rates: Vec<RateChange>,
+    pub releases: Vec<Release>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    pub cn: CongestionNotifier,
+    pub pacer: Pacer,
+    parser: ParserConfig,
+    local_mac: Option<[u8; 6]>,
+    nic: NicConfig,
+}
+
+impl Pipeline {
+    /// The default build: 4096 QPs in every block.
+    pub fn new(nic: &NicConfig, regs: &CcRegisters, parser: ParserConfig) -> Result<Self, String> {
+        let geometry = PacerGeometry::default();
+        let mut cn = CongestionNotifier::new(geometry.qp_count, *regs);
+        cn.load_qp_table(nic)?;
+        Ok(Pipeline { cn, pacer: Pacer::new(geometry, regs), parser, local_mac: nic.mac()?, nic: nic.clone() })
+    }
+
+    /// One frame at `tick`; returns the event it made, if any.
+    pub fn frame(&mut self, data: &[u8], mac_error: bool, tick: u64, out: &mut PipelineOutputs) -> Option<CnEvent> {
+        let record = parse_frame(data, mac_error, &self.parser);
+        let event = classify(&record, tick, self.local_mac, &self.nic)?;
+        let first = out.rates.len();
+        self.cn.process(&event, &mut out.cnps, &mut out.rates);
+        for change in &out.rates[first..] {
+            self.pacer.command(&PacerCommand::from_rate_change(change), &mut out.releases);
+        }
+        Some(event)
+    }
+
+    /// The end of the input: the pacer releases what it holds.
+    pub fn flush(&mut self, out: &mut PipelineOutputs) {
+        self.pacer.flush(&mut out.releases);
+    }
+}
+
+/// The side band the host gives a frame it sent (`s_axis_tuser`): its
+/// local QP, when the frame is this NIC's sent data.
+pub fn sent_qp(event: Option<&CnEvent>) -> Option<u32> {
+    event.filter(|e| e.kind == CnEventKind::TxData).map(|e| e.qp)
+}

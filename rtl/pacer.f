@@ -1,0 +1,3 @@
+// Sources of the pacer, top first (verilator -f / yosys read_verilog).
+rtl/roce_pacer.v
+rtl/qp_state_ram.v

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * Pacer (SPEC.md §7): releases each QP's packets at the QP's rate.
+ *
+ * Carousel-style. A packet gets its eligible time when it is handed over:
+ * GCRA on the QP's theoretical arrival time (TAT) with a burst allowance,
+ * and a minimum gap to the QP's previous packet. It then waits in a timing
+ * wheel of SLOT_COUNT slots of 2^SLOT_SHIFT ns, each a FIFO (linked list of
+ * packet descriptors). The wheel is served in slot order, the first busy
+ * slot found by a priority encoder over the slot-busy bits; a packet leaves
+ * at its eligible time or when the link is free (aggregate line-rate cap),
+ * whichever is later. A packet beyond the horizon parks in the horizon's
+ * last slot and moves on when served.
+ *
+ * Time is virtual, carried by the commands: a slot is served once a command
+ * whose tick is at or past the slot's start is on offer (before that command
+ * is taken), or while `flush` is high. The schedule so depends on the
+ * commands alone, never on cycles.
+ *
+ * Times are ns in Q44.20; byte times ns per byte in Q13.20. A rate change
+ * runs a 43-cycle restoring division (8e6 * 2^20 / kb/s); a packet handed
+ * over takes 2 cycles, a release 2 (3 when the packet was parked).
+ *
+ * | port                | width | meaning                                       |
+ * |---------------------|-------|-----------------------------------------------|
+ * | cfg_burst_bytes     | 16    | burst allowance, bytes                        |
+ * | cfg_min_gap         | 32    | minimum gap between a QP's packets, ns        |
+ * | cfg_line_byte_time  | 33    | ns per byte at line rate, Q13.20              |
+ * | cfg_start_byte_time | 33    | ns per byte of a QP before its first rate     |
+ * | s_cmd_time          | 64    | tick of the command; the highest seen is now  |
+ * | s_cmd_qp            | 24    | QP (beyond QP_COUNT: ignored)                 |
+ * | s_cmd_rate_valid    | 1     | s_cmd_rate is the QP's new rate               |
+ * | s_cmd_rate          | 32    | kb/s (below 1 Mb/s paces at 1 Mb/s)           |
+ * | s_cmd_send          | 1     | a packet of s_cmd_len bytes, paced at the      |
+ * |                     |       | rate before this command's new rate           |
+ * | flush               | 1     | no more commands: serve every slot            |
+ * | m_rel_time          | 64    | release tick (ns, rounded up), or the drop's  |
+ * | m_rel_qp, m_rel_len | 24,17 | the packet                                    |
+ * | m_rel_drop          | 1     | refused: DESC_COUNT packets already held      |
+ * | busy                | 1     | packets held, or work in flight               |
+ *
+ * QP RAM word: byte_time 33, tat 64, gap_ready 64. Descriptor RAM word:
+ * qp, len 17, eligible 64; descriptor links, slot heads and tails are
+ * small asynchronous-read RAMs (LUT RAM), one write port each.
+ */
+module roce_pacer #(
+    parameter QP_COUNT = 4096,
+    parameter SLOT_COUNT = 256,
+    parameter SLOT_SHIFT = 6,
+    parameter DESC_COUNT = 4096
+) (
+    input  wire         clk,
+    input  wire         rst,
+
+    input  wire [15:0]  cfg_burst_bytes,
+    input  wire [31:0]  cfg_min_gap,
+    input  wire [32:0]  cfg_line_byte_time,
+    input  wire [32:0]  cfg_start_byte_time,
+
+    input  wire         s_cmd_valid,
+    output wire         s_cmd_ready,
+    input  wire [63:0]  s_cmd_time,
+    input  wire [23:0]  s_cmd_qp,
+    input  wire         s_cmd_rate_valid,
+    input  wire [31:0]  s_cmd_rate,
+    input  wire         s_cmd_send,
+    input  wire [16:0]  s_cmd_len,
+    input  wire         flush,
+
+    output wire         m_rel_valid,
+    input  wire         m_rel_ready,
+    output wire [63:0]  m_rel_time,
+    output wire [23:0]  m_rel_qp,
+    output wire [16:0]  m_rel_len,
+    output wire         m_rel_drop,
+
+    output wire         busy
+);
+
+localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
+localparam SLOT_INDEX_WIDTH = $clog2(SLOT_COUNT);
+localparam DESC_INDEX_WIDTH = $clog2(DESC_COUNT);
+localparam FRAC_BITS = 20;
+localparam QP_WORD_WIDTH = 33 + 64 + 64;
+localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64;
+localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
+// 8e6 ns per byte per kb/s, Q.20: the dividend of every byte time.
+localparam [42:0] BYTE_TIME_NUMERATOR = 43'd8388608000000;
+localparam [31:0] MIN_PACED_RATE = 32'd1000;
+// The last slot within the horizon, relative to the slot served.
+localparam [63:0] HORIZON_SPAN = {32'd0, SLOT_COUNT[31:0] - 32'd1};
+localparam [DESC_INDEX_WIDTH:0] DESC_FULL = DESC_COUNT[DESC_INDEX_WIDTH:0];
+
+generate
+    if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
+        $error("roce_pacer: QP_COUNT must be 1..2^24");
+    end
+    if (SLOT_COUNT < 2 || (SLOT_COUNT & (SLOT_COUNT - 1)) != 0) begin : g_bad_slot_count
+        $error("roce_pacer: SLOT_COUNT must be a power of 2, at least 2");
+    end
+    if (DESC_COUNT < 2 || (DESC_COUNT & (DESC_COUNT - 1)) != 0 || DESC_COUNT > (1 << 20)) begin : g_bad_desc_count
+        $error("roce_pacer: DESC_COUNT must be a power of 2, 2..2^20");
+    end
+    if (SLOT_SHIFT < 0 || SLOT_SHIFT > 20) begin : g_bad_slot_shift
+        $error("roce_pacer: SLOT_SHIFT must be 0..20");
+    end
+endgenerate
+
+localparam [2:0]
+    STATE_INIT = 3'd0,
+    STATE_IDLE = 3'd1,
+    STATE_DIVIDE = 3'd2,
+    STATE_APPLY = 3'd3,
+    STATE_POP = 3'd4,
+    STATE_REINSERT = 3'd5;
+
+reg [2:0] state_reg = STATE_INIT, state_next;
+reg [31:0] init_addr_reg = 32'd0, init_addr_next;
+
+// The command being applied.
+reg [QP_INDEX_WIDTH-1:0] cmd_qp_reg;
+reg        cmd_rate_valid_reg;
+reg        cmd_send_reg;
+reg [16:0] cmd_len_reg;
+
+reg [63:0] watermark_reg = 64'd0, watermark_next;
+// Absolute number of the slot being served.
+reg [63:0] pointer_reg = 64'd0, pointer_next;
+reg [63:0] link_free_reg = 64'd0, link_free_next;
+
+reg [32:0] div_rem_reg, div_rem_next;
+reg [42:0] div_quot_reg, div_quot_next;
+reg [31:0] div_divisor_reg, div_divisor_next;
+reg [5:0]  div_bit_reg, div_bit_next;
+
+reg [DESC_INDEX_WIDTH-1:0] free_head_reg = 0, free_head_next;
+reg [DESC_INDEX_WIDTH:0]   held_reg = 0, held_next;
+reg [SLOT_COUNT-1:0]       slot_busy_reg = 0, slot_busy_next;
+reg [63:0]                 pop_slot_reg, pop_slot_next;
+reg [DESC_INDEX_WIDTH-1:0] pop_desc_reg, pop_desc_next;
+reg [63:0]                 park_slot_reg, park_slot_next;
+
+reg        m_rel_valid_reg = 1'b0, m_rel_valid_next;
+reg [63:0] m_rel_time_reg, m_rel_time_next;
+reg [23:0] m_rel_qp_reg, m_rel_qp_next;
+reg [16:0] m_rel_len_reg, m_rel_len_next;
+reg        m_rel_drop_reg, m_rel_drop_next;
+
+assign m_rel_valid = m_rel_valid_reg;
+assign m_rel_time = m_rel_time_reg;
+assign m_rel_qp = m_rel_qp_reg;
+assign m_rel_len = m_rel_len_reg;
+assign m_rel_drop = m_rel_drop_reg;
+assign busy = state_reg != STATE_IDLE || held_reg != 0 || m_rel_valid_reg;
+
+wire out_free = !m_rel_valid_reg || m_rel_ready;
+
+// RAMs: QP words and descriptors (block RAM, registered read).
+reg                        qp_rd_en;
+wire [QP_WORD_WIDTH-1:0]   qp_rd_data;
+reg                        qp_wr_en;
+reg [QP_INDEX_WIDTH-1:0]   qp_wr_addr;
+reg [QP_WORD_WIDTH-1:0]    qp_wr_data;
+reg                        desc_rd_en;
+reg [DESC_INDEX_WIDTH-1:0] desc_rd_addr;
+wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
+reg                        desc_wr_en;
+
+qp_state_ram #(
+    .WIDTH(QP_WORD_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) qp_ram_inst (
+    .clk(clk),
+    .rd_en(qp_rd_en),
+    .rd_addr(s_cmd_qp[QP_INDEX_WIDTH-1:0]),
+    .rd_data(qp_rd_data),
+    .wr_en(qp_wr_en),
+    .wr_addr(qp_wr_addr),
+    .wr_data(qp_wr_data)
+);
+
+// Links, slot heads and tails: LUT RAM, read asynchronously.
+reg [DESC_INDEX_WIDTH-1:0] desc_next_mem [0:DESC_COUNT-1];
+reg [DESC_INDEX_WIDTH-1:0] slot_head_mem [0:SLOT_COUNT-1];
+reg [DESC_INDEX_WIDTH-1:0] slot_tail_mem [0:SLOT_COUNT-1];
+reg                        link_wr_en;
+reg [DESC_INDEX_WIDTH-1:0] link_wr_addr;
+reg [DESC_INDEX_WIDTH-1:0] link_wr_data;
+reg                        head_wr_en;
+reg [SLOT_INDEX_WIDTH-1:0] head_wr_addr;
+reg [DESC_INDEX_WIDTH-1:0] head_wr_data;
+reg                        tail_wr_en;
+reg [SLOT_INDEX_WIDTH-1:0] tail_wr_addr;
+
+// The first busy slot at or after the pointer: the busy bits rotated to
+// the pointer, then a priority encoder.
+wire [SLOT_INDEX_WIDTH-1:0] pointer_index = pointer_reg[SLOT_INDEX_WIDTH-1:0];
+wire [2*SLOT_COUNT-1:0]     slot_busy_twice = {slot_busy_reg, slot_busy_reg};
+wire [SLOT_COUNT-1:0]       slot_busy_rotated = slot_busy_twice[{1'b0, pointer_index} +: SLOT_COUNT];
+reg  [SLOT_INDEX_WIDTH-1:0] first_offset;
+integer k;
+always @* begin
+    first_offset = {SLOT_INDEX_WIDTH{1'b0}};
+    for (k = SLOT_COUNT - 1; k >= 0; k = k - 1) begin
+        if (slot_busy_rotated[k]) begin
+            first_offset = k[SLOT_INDEX_WIDTH-1:0];
+        end
+    end
+end
+wire        any_busy = |slot_busy_reg;
+wire [63:0] first_slot = pointer_reg + {{(64-SLOT_INDEX_WIDTH){1'b0}}, first_offset};
+wire [SLOT_INDEX_WIDTH-1:0] first_index = first_slot[SLOT_INDEX_WIDTH-1:0];
+
+// Serve before taking the command on offer when the slot starts by its tick.
+wire [63:0] cmd_now = s_cmd_time > watermark_reg ? s_cmd_time : watermark_reg;
+wire        serve = any_busy && (s_cmd_valid ? first_slot <= (cmd_now >> SLOT_SHIFT) : flush);
+assign s_cmd_ready = state_reg == STATE_IDLE && !serve;
+wire        cmd_take = s_cmd_valid && s_cmd_ready;
+wire        cmd_in_range = {8'd0, s_cmd_qp} < QP_COUNT;
+
+// The restoring division, one quotient bit per cycle.
+wire [32:0] div_shifted = {div_rem_reg[31:0], BYTE_TIME_NUMERATOR[div_bit_reg]};
+wire        div_fits = div_shifted >= {1'b0, div_divisor_reg};
+
+// A packet handed over: its eligible time and the QP's state after it.
+wire [32:0] qp_byte_time;
+wire [63:0] qp_tat;
+wire [63:0] qp_gap_ready;
+assign {qp_byte_time, qp_tat, qp_gap_ready} = qp_rd_data;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [48:0] burst_time = cfg_burst_bytes * qp_byte_time;
+wire [49:0] send_cost = cmd_len_reg * qp_byte_time;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [63:0] now_fp = watermark_reg << FRAC_BITS;
+wire [63:0] tat_less_burst = qp_tat >= {15'd0, burst_time} ? qp_tat - {15'd0, burst_time} : 64'd0;
+wire [63:0] eligible_a = now_fp > tat_less_burst ? now_fp : tat_less_burst;
+wire [63:0] eligible = eligible_a > qp_gap_ready ? eligible_a : qp_gap_ready;
+wire [63:0] tat_after = (qp_tat > eligible ? qp_tat : eligible) + {14'd0, send_cost};
+wire [63:0] gap_ready_after = eligible + {12'd0, cfg_min_gap, {FRAC_BITS{1'b0}}};
+wire [63:0] horizon_slot = pointer_reg + HORIZON_SPAN;
+wire [63:0] eligible_slot = eligible >> (FRAC_BITS + SLOT_SHIFT);
+wire [SLOT_INDEX_WIDTH-1:0] send_index = eligible_slot < horizon_slot ? eligible_slot[SLOT_INDEX_WIDTH-1:0]
+                                                                      : horizon_slot[SLOT_INDEX_WIDTH-1:0];
+wire        pool_full = held_reg == DESC_FULL;
+
+// A packet served: park it on, or release it.
+wire [QP_INDEX_WIDTH-1:0] pop_qp;
+wire [16:0] pop_len;
+wire [63:0] pop_eligible;
+assign {pop_qp, pop_len, pop_eligible} = desc_rd_data;
+wire [SLOT_INDEX_WIDTH-1:0] pop_index = pop_slot_reg[SLOT_INDEX_WIDTH-1:0];
+wire [63:0] pop_target = pop_eligible >> (FRAC_BITS + SLOT_SHIFT);
+wire        pop_parked = pop_target > pop_slot_reg;
+wire [63:0] pop_horizon = pop_slot_reg + HORIZON_SPAN;
+wire [63:0] leave = pop_eligible > link_free_reg ? pop_eligible : link_free_reg;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [49:0] wire_time = pop_len * cfg_line_byte_time;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [63:0] leave_tick = (leave >> FRAC_BITS) + {63'd0, leave[FRAC_BITS-1:0] != 0};
+
+// One insert port: a descriptor onto a slot's tail.
+reg                        ins_en;
+reg [SLOT_INDEX_WIDTH-1:0] ins_index;
+reg [DESC_INDEX_WIDTH-1:0] ins_desc;
+
+always @* begin
+    state_next = state_reg;
+    init_addr_next = init_addr_reg;
+    watermark_next = watermark_reg;
+    pointer_next = pointer_reg;
+    link_free_next = link_free_reg;
+    div_rem_next = div_rem_reg;
+    div_quot_next = div_quot_reg;
+    div_divisor_next = div_divisor_reg;
+    div_bit_next = div_bit_reg;
+    free_head_next = free_head_reg;
+    held_next = held_reg;
+    slot_busy_next = slot_busy_reg;
+    pop_slot_next = pop_slot_reg;
+    pop_desc_next = pop_desc_reg;
+    park_slot_next = park_slot_reg;
+
+    m_rel_valid_next = m_rel_valid_reg && !m_rel_ready;
+    m_rel_time_next = m_rel_time_reg;
+    m_rel_qp_next = m_rel_qp_reg;
+    m_rel_len_next = m_rel_len_reg;
+    m_rel_drop_next = m_rel_drop_reg;
+
+    qp_rd_en = 1'b0;
+    qp_wr_en = 1'b0;
+    qp_wr_addr = cmd_qp_reg;
+    qp_wr_data = {qp_byte_time, qp_tat, qp_gap_ready};
+    desc_rd_en = 1'b0;
+    desc_rd_addr = slot_head_mem[first_index];
+    desc_wr_en = 1'b0;
+    link_wr_en = 1'b0;
+    link_wr_addr = pop_desc_reg;
+    link_wr_data = free_head_reg;
+    head_wr_en = 1'b0;
+    head_wr_addr = pop_index;
+    head_wr_data = desc_next_mem[pop_desc_reg];
+    ins_en = 1'b0;
+    ins_index = send_index;
+    ins_desc = free_head_reg;
+
+    case (state_reg)
+        STATE_INIT: begin
+            // Every QP at the start rate; every descriptor on the free list.
+            if (init_addr_reg < QP_COUNT) begin
+                qp_wr_en = 1'b1;
+                qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
+                qp_wr_data = {cfg_start_byte_time, 128'd0};
+            end
+            if (init_addr_reg < DESC_COUNT) begin
+                link_wr_en = 1'b1;
+                link_wr_addr = init_addr_reg[DESC_INDEX_WIDTH-1:0];
+                link_wr_data = init_addr_reg[DESC_INDEX_WIDTH-1:0] + 1'b1;
+            end
+            init_addr_next = init_addr_reg + 1'b1;
+            if (init_addr_reg == INIT_LAST) begin
+                state_next = STATE_IDLE;
+            end
+        end
+        STATE_IDLE: begin
+            if (serve) begin
+                pointer_next = first_slot;
+                pop_slot_next = first_slot;
+                pop_desc_next = slot_head_mem[first_index];
+                desc_rd_en = 1'b1;
+                state_next = STATE_POP;
+            end else if (cmd_take) begin
+                watermark_next = cmd_now;
+                if ((cmd_now >> SLOT_SHIFT) > pointer_reg) begin
+                    pointer_next = cmd_now >> SLOT_SHIFT;
+                end
+                qp_rd_en = cmd_in_range;
+                div_rem_next = 33'd0;
+                div_quot_next = 43'd0;
+                div_divisor_next = s_cmd_rate < MIN_PACED_RATE ? MIN_PACED_RATE : s_cmd_rate;
+                div_bit_next = 6'd42;
+                if (!cmd_in_range) begin
+                    state_next = STATE_IDLE;
+                end else if (s_cmd_rate_valid) begin
+                    state_next = STATE_DIVIDE;
+                end else begin
+                    state_next = STATE_APPLY;
+                end
+            end
+        end
+        STATE_DIVIDE: begin
+            div_rem_next = div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
+            div_quot_next = {div_quot_reg[41:0], div_fits};
+            div_bit_next = div_bit_reg - 1'b1;
+            if (div_bit_reg == 6'd0) begin
+                state_next = STATE_APPLY;
+            end
+        end
+        STATE_APPLY: begin
+            // The packet at the rate so far, then the new rate.
+            if (cmd_send_reg && pool_full) begin
+                if (out_free) begin
+                    m_rel_valid_next = 1'b1;
+                    m_rel_time_next = watermark_reg;
+                    m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, cmd_qp_reg};
+                    m_rel_len_next = cmd_len_reg;
+                    m_rel_drop_next = 1'b1;
+                    qp_wr_en = cmd_rate_valid_reg;
+                    qp_wr_data = {div_quot_reg[32:0], qp_tat, qp_gap_ready};
+                    state_next = STATE_IDLE;
+                end
+            end else begin
+                qp_wr_en = 1'b1;
+                qp_wr_data = {cmd_rate_valid_reg ? div_quot_reg[32:0] : qp_byte_time,
+                              cmd_send_reg ? tat_after : qp_tat,
+                              cmd_send_reg ? gap_ready_after : qp_gap_ready};
+                if (cmd_send_reg) begin
+                    desc_wr_en = 1'b1;
+                    ins_en = 1'b1;
+                    free_head_next = desc_next_mem[free_head_reg];
+                    held_next = held_reg + 1'b1;
+                end
+                state_next = STATE_IDLE;
+            end
+        end
+        STATE_POP: begin
+            if (pop_parked || out_free) begin
+                // Unlink the head from its slot.
+                head_wr_en = 1'b1;
+                if (slot_tail_mem[pop_index] == pop_desc_reg) begin
+                    slot_busy_next[pop_index] = 1'b0;
+                end
+                if (pop_parked) begin
+                    park_slot_next = pop_target < pop_horizon ? pop_target : pop_horizon;
+                    state_next = STATE_REINSERT;
+                end else begin
+                    link_free_next = leave + {14'd0, wire_time};
+                    m_rel_valid_next = 1'b1;
+                    m_rel_time_next = leave_tick;
+                    m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, pop_qp};
+                    m_rel_len_next = pop_len;
+                    m_rel_drop_next = 1'b0;
+                    // Back onto the free list.
+                    link_wr_en = 1'b1;
+                    free_head_next = pop_desc_reg;
+                    held_next = held_reg - 1'b1;
+                    state_next = STATE_IDLE;
+                end
+            end
+        end
+        STATE_REINSERT: begin
+            ins_en = 1'b1;
+            ins_index = park_slot_reg[SLOT_INDEX_WIDTH-1:0];
+            ins_desc = pop_desc_reg;
+            state_next = STATE_IDLE;
+        end
+        default: state_next = STATE_IDLE;
+    endcase
+
+    tail_wr_en = ins_en;
+    tail_wr_addr = ins_index;
+    if (ins_en) begin
+        if (slot_busy_reg[ins_index]) begin
+            link_wr_en = 1'b1;
+            link_wr_addr = slot_tail_mem[ins_index];
+            link_wr_data = ins_desc;
+        end else begin
+            head_wr_en = 1'b1;
+            head_wr_addr = ins_index;
+            head_wr_data = ins_desc;
+            slot_busy_next[ins_index] = 1'b1;
+        end
+    end
+end
+
+qp_state_ram #(
+    .WIDTH(DESC_WORD_WIDTH),
+    .DEPTH(DESC_COUNT),
+    .ADDR_WIDTH(DESC_INDEX_WIDTH)
+) desc_ram_inst (
+    .clk(clk),
+    .rd_en(desc_rd_en),
+    .rd_addr(desc_rd_addr),
+    .rd_data(desc_rd_data),
+    .wr_en(desc_wr_en),
+    .wr_addr(free_head_reg),
+    .wr_data({cmd_qp_reg, cmd_len_reg, eligible})
+);
+
+always @(posedge clk) begin
+    if (link_wr_en) begin
+        desc_next_mem[link_wr_addr] <= link_wr_data;
+    end
+    if (head_wr_en) begin
+        slot_head_mem[head_wr_addr] <= head_wr_data;
+    end
+    if (tail_wr_en) begin
+        slot_tail_mem[tail_wr_addr] <= ins_desc;
+    end
+end
+
+always @(posedge clk) begin
+    state_reg <= state_next;
+    init_addr_reg <= init_addr_next;
+    watermark_reg <= watermark_next;
+    pointer_reg <= pointer_next;
+    link_free_reg <= link_free_next;
+    div_rem_reg <= div_rem_next;
+    div_quot_reg <= div_quot_next;
+    div_divisor_reg <= div_divisor_next;
+    div_bit_reg <= div_bit_next;
+    free_head_reg <= free_head_next;
+    held_reg <= held_next;
+    slot_busy_reg <= slot_busy_next;
+    pop_slot_reg <= pop_slot_next;
+    pop_desc_reg <= pop_desc_next;
+    park_slot_reg <= park_slot_next;
+
+    m_rel_valid_reg <= m_rel_valid_next;
+    m_rel_time_reg <= m_rel_time_next;
+    m_rel_qp_reg <= m_rel_qp_next;
+    m_rel_len_reg <= m_rel_len_next;
+    m_rel_drop_reg <= m_rel_drop_next;
+
+    if (cmd_take) begin
+        cmd_qp_reg <= s_cmd_qp[QP_INDEX_WIDTH-1:0];
+        cmd_rate_valid_reg <= s_cmd_rate_valid;
+        cmd_send_reg <= s_cmd_send;
+        cmd_len_reg <= s_cmd_len;
+    end
+
+    if (rst) begin
+        state_reg <= STATE_INIT;
+        init_addr_reg <= 32'd0;
+        watermark_reg <= 64'd0;
+        pointer_reg <= 64'd0;
+        link_free_reg <= 64'd0;
+        free_head_reg <= {DESC_INDEX_WIDTH{1'b0}};
+        held_reg <= {(DESC_INDEX_WIDTH+1){1'b0}};
+        slot_busy_reg <= {SLOT_COUNT{1'b0}};
+        m_rel_valid_reg <= 1'b0;
+    end
+end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+reg [63:0] last_release_reg = 64'd0;
+always @(posedge clk) begin
+    if (rst) begin
+        last_release_reg <= 64'd0;
+    end else if (m_rel_valid_reg && m_rel_ready && !m_rel_drop_reg) begin
+        last_release_reg <= m_rel_time_reg;
+        assert (m_rel_time_reg >= last_release_reg)
+        else metaroce_assertion_failed("roce_pacer: a release before the previous one");
+    end
+    if (!rst) begin
+        assert (held_reg <= DESC_FULL)
+        else metaroce_assertion_failed("roce_pacer: more packets held than descriptors");
+        assert (held_reg != 0 || slot_busy_reg == 0)
+        else metaroce_assertion_failed("roce_pacer: a busy slot with no packet held");
+    end
+end
+`endif
+
+endmodule
+
+`resetall

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * The metaroce pipeline (SPEC.md §8): every frame at the NIC's port is
+ * parsed; received RoCE frames feed the notification point (CNPs out) and
+ * received CNPs the reaction point; frames the host sends feed the reaction
+ * point's byte counter and, handed on in the reaction point's order, the
+ * pacer, which releases them at their QP's rate.
+ *
+ *   s_axis -> roce_parser -> classify -> roce_cn -> m_axis (CNPs)
+ *                                           |
+ *                                        m_rate -> roce_pacer -> m_rel
+ *
+ * A frame's tick and whether the host sent it travel in s_axis_tuser on its
+ * first beat and wait in a small FIFO beside the parser for its record. The
+ * classifier is SPEC.md §6.1's rule: a RoCE frame the host marked as sent is
+ * sent data of that QP; otherwise a RoCE frame to the local MAC (any frame
+ * when cfg_local_mac_valid is low) is a received CNP or received data.
+ *
+ * | port                 | width      | meaning                                  |
+ * |----------------------|------------|------------------------------------------|
+ * | s_axis_tuser[0]      | 1          | on tlast: MAC bad frame (roce_parser.v)  |
+ * | s_axis_tuser[64:1]   | 64         | first beat: the frame's tick             |
+ * | s_axis_tuser[65]     | 1          | first beat: the host sent this frame     |
+ * | s_axis_tuser[89:66]  | 24         | first beat: ... on this local QP         |
+ * | cfg_local_mac(_valid)| 48, 1      | this NIC's MAC                           |
+ * | cfg_* others         |            | roce_cn.v and roce_pacer.v               |
+ * | s_qpctx_*            |            | QP context table (cnp_notify.v)          |
+ * | flush                | 1          | no more frames: the pacer releases all   |
+ * |                      |            | it holds once everything before is in    |
+ * | m_axis_*             | DATA_WIDTH | CNP frames, tuser = emit tick            |
+ * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
+ * | mon_rate_*           |            | the reaction point's transactions as the |
+ * |                      |            | pacer takes them (monitor, no handshake) |
+ * | busy                 | 1          | a frame, event or packet is still inside |
+ */
+module roce_pipeline #(
+    parameter DATA_WIDTH = 64,
+    parameter KEEP_WIDTH = DATA_WIDTH/8,
+    parameter QP_COUNT = 4096,
+    parameter SLOT_COUNT = 256,
+    parameter SLOT_SHIFT = 6,
+    parameter DESC_COUNT = 4096,
+    parameter TICK_FIFO_DEPTH = 8,
+    parameter [15:0] ROCE_UDP_PORT = 16'd4791
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+
+    input  wire                   cfg_local_mac_valid,
+    input  wire [47:0]            cfg_local_mac,
+    input  wire                   cfg_metaroce,
+    input  wire [31:0]            cfg_cnp_interval,
+    input  wire [5:0]             cfg_cnp_dscp,
+    input  wire [2:0]             cfg_cnp_pcp,
+    input  wire [31:0]            cfg_line_rate,
+    input  wire [31:0]            cfg_min_rate,
+    input  wire [15:0]            cfg_min_dec,
+    input  wire [10:0]            cfg_g,
+    input  wire [31:0]            cfg_alpha_period,
+    input  wire [31:0]            cfg_time_reset,
+    input  wire [31:0]            cfg_byte_reset,
+    input  wire [7:0]             cfg_threshold,
+    input  wire [31:0]            cfg_ai_rate,
+    input  wire [31:0]            cfg_hai_rate,
+    input  wire [15:0]            cfg_initial_alpha,
+    input  wire [31:0]            cfg_first_cnp_rate,
+    input  wire                   cfg_clamp_tgt,
+    input  wire [15:0]            cfg_burst_bytes,
+    input  wire [31:0]            cfg_min_gap,
+    input  wire [32:0]            cfg_line_byte_time,
+    input  wire [32:0]            cfg_start_byte_time,
+
+    input  wire                   s_qpctx_valid,
+    output wire                   s_qpctx_ready,
+    input  wire [23:0]            s_qpctx_local,
+    input  wire [23:0]            s_qpctx_remote,
+
+    input  wire [DATA_WIDTH-1:0]  s_axis_tdata,
+    input  wire [KEEP_WIDTH-1:0]  s_axis_tkeep,
+    input  wire                   s_axis_tvalid,
+    output wire                   s_axis_tready,
+    input  wire                   s_axis_tlast,
+    input  wire [89:0]            s_axis_tuser,
+    input  wire                   flush,
+
+    output wire [DATA_WIDTH-1:0]  m_axis_tdata,
+    output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
+    output wire                   m_axis_tvalid,
+    input  wire                   m_axis_tready,
+    output wire                   m_axis_tlast,
+    output wire [63:0]            m_axis_tuser,
+
+    output wire                   m_rel_valid,
+    input  wire                   m_rel_ready,
+    output wire [63:0]            m_rel_time,
+    output wire [23:0]            m_rel_qp,
+    output wire [16:0]            m_rel_len,
+    output wire                   m_rel_drop,
+
+    output wire                   mon_rate_fire,
+    output wire [63:0]            mon_rate_time,
+    output wire [23:0]            mon_rate_qp,
+    output wire [31:0]            mon_rate_rate,
+    output wire [31:0]            mon_rate_target,
+    output wire [15:0]            mon_rate_alpha,
+    output wire [1:0]             mon_rate_stage,
+    output wire [1:0]             mon_rate_trigger,
+    output wire                   mon_rate_sent,
+    output wire [16:0]            mon_rate_len,
+
+    output wire                   busy
+);
+
+localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
+localparam [7:0] OPCODE_CNP = 8'h81;
+localparam [1:0] CLASS_ROCE = 2'd0;
+localparam [1:0]
+    KIND_RX_DATA = 2'd0,
+    KIND_RX_CNP = 2'd1,
+    KIND_TX_DATA = 2'd2;
+localparam [1:0] TRIGGER_SENT = 2'd3;
+
+generate
+    if (TICK_FIFO_DEPTH < 2 || (TICK_FIFO_DEPTH & (TICK_FIFO_DEPTH - 1)) != 0) begin : g_bad_fifo_depth
+        $error("roce_pipeline: TICK_FIFO_DEPTH must be a power of 2, at least 2");
+    end
+endgenerate
+
+// The frame's side band, from its first beat to its record.
+reg [88:0] frame_fifo_mem [0:TICK_FIFO_DEPTH-1];
+reg [FIFO_INDEX_WIDTH:0] fifo_wr_reg = 0;
+reg [FIFO_INDEX_WIDTH:0] fifo_rd_reg = 0;
+reg frame_start_reg = 1'b1;
+wire fifo_empty = fifo_wr_reg == fifo_rd_reg;
+wire fifo_full = fifo_wr_reg == {~fifo_rd_reg[FIFO_INDEX_WIDTH], fifo_rd_reg[FIFO_INDEX_WIDTH-1:0]};
+
+wire parser_tready;
+// A frame starts only with room for its side band.
+assign s_axis_tready = parser_tready && !(frame_start_reg && fifo_full);
+wire beat_taken = s_axis_tvalid && s_axis_tready;
+
+wire         meta_valid;
+wire         meta_ready;
+wire [1:0]   meta_class;
+wire [16:0]  meta_frame_len;
+wire [1:0]   meta_vlan_count;
+wire [11:0]  meta_vlan_id;
+wire [47:0]  meta_eth_dst;
+wire [47:0]  meta_eth_src;
+wire [3:0]   meta_ip_version;
+wire [1:0]   meta_ecn;
+wire [127:0] meta_ip_src;
+wire [127:0] meta_ip_dst;
+wire [15:0]  meta_udp_sport;
+wire         meta_bth_valid;
+wire [7:0]   meta_opcode;
+wire [23:0]  meta_dest_qp;
+wire         meta_deth_valid;
+wire [23:0]  meta_deth_src_qp;
+wire         meta_cnp_valid;
+wire [15:0]  meta_cnp_extent;
+
+/* verilator lint_off PINCONNECTEMPTY */
+roce_parser #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .ROCE_UDP_PORT(ROCE_UDP_PORT)
+) parser_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata(s_axis_tdata),
+    .s_axis_tkeep(s_axis_tkeep),
+    .s_axis_tvalid(s_axis_tvalid && !(frame_start_reg && fifo_full)),
+    .s_axis_tready(parser_tready),
+    .s_axis_tlast(s_axis_tlast),
+    .s_axis_tuser(s_axis_tuser[0]),
+    .m_meta_valid(meta_valid),
+    .m_meta_ready(meta_ready),
+    .m_meta_frame_class(meta_class),
+    .m_meta_error(),
+    .m_meta_frame_len(meta_frame_len),
+    .m_meta_eth_valid(),
+    .m_meta_vlan_count(meta_vlan_count),
+    .m_meta_vlan_pcp(),
+    .m_meta_vlan_id(meta_vlan_id),
+    .m_meta_eth_type(),
+    .m_meta_eth_dst(meta_eth_dst),
+    .m_meta_eth_src(meta_eth_src),
+    .m_meta_ip_valid(),
+    .m_meta_ip_version(meta_ip_version),
+    .m_meta_dscp(),
+    .m_meta_ecn(meta_ecn),
+    .m_meta_ip_src(meta_ip_src),
+    .m_meta_ip_dst(meta_ip_dst),
+    .m_meta_udp_valid(),
+    .m_meta_udp_sport(meta_udp_sport),
+    .m_meta_udp_dport(),
+    .m_meta_bth_valid(meta_bth_valid),
+    .m_meta_opcode(meta_opcode),
+    .m_meta_se(),
+    .m_meta_mig_req(),
+    .m_meta_pad_cnt(),
+    .m_meta_tver(),
+    .m_meta_pkey(),
+    .m_meta_fecn(),
+    .m_meta_becn(),
+    .m_meta_dest_qp(meta_dest_qp),
+    .m_meta_ack_req(),
+    .m_meta_psn(),
+    .m_meta_icrc_valid(),
+    .m_meta_icrc(),
+    .m_meta_icrc_ok(),
+    .m_meta_payload_len(),
+    .m_meta_reth_valid(),
+    .m_meta_reth_va(),
+    .m_meta_reth_rkey(),
+    .m_meta_reth_dma_len(),
+    .m_meta_aeth_valid(),
+    .m_meta_aeth_syndrome(),
+    .m_meta_aeth_msn(),
+    .m_meta_imm_valid(),
+    .m_meta_imm_data(),
+    .m_meta_ieth_valid(),
+    .m_meta_ieth_rkey(),
+    .m_meta_deth_valid(meta_deth_valid),
+    .m_meta_deth_qkey(),
+    .m_meta_deth_src_qp(meta_deth_src_qp),
+    .m_meta_atomic_valid(),
+    .m_meta_atomic_va(),
+    .m_meta_atomic_rkey(),
+    .m_meta_atomic_swap_add(),
+    .m_meta_atomic_compare(),
+    .m_meta_atomic_ack_valid(),
+    .m_meta_atomic_ack_orig(),
+    .m_meta_cnp_valid(meta_cnp_valid),
+    .m_meta_cnp_extent(meta_cnp_extent)
+);
+/* verilator lint_on PINCONNECTEMPTY */
+
+// The record's side band: tick, sent by the host, its QP.
+wire [63:0] meta_tick;
+wire        meta_tx;
+wire [23:0] meta_tx_qp;
+assign {meta_tx_qp, meta_tx, meta_tick} = frame_fifo_mem[fifo_rd_reg[FIFO_INDEX_WIDTH-1:0]];
+
+// Classify (SPEC.md §6.1) into the event register.
+reg         evt_valid_reg = 1'b0;
+reg [1:0]   evt_kind_reg;
+reg [63:0]  evt_time_reg;
+reg [23:0]  evt_qp_reg;
+reg         evt_ce_reg;
+reg [16:0]  evt_len_reg;
+reg         evt_ipv6_reg;
+reg         evt_vlan_valid_reg;
+reg [11:0]  evt_vlan_id_reg;
+reg [47:0]  evt_eth_dst_reg;
+reg [47:0]  evt_eth_src_reg;
+reg [127:0] evt_ip_src_reg;
+reg [127:0] evt_ip_dst_reg;
+reg [15:0]  evt_udp_sport_reg;
+reg         evt_src_qp_valid_reg;
+reg [23:0]  evt_src_qp_reg;
+reg         evt_extent_valid_reg;
+reg [15:0]  evt_extent_reg;
+wire        evt_ready;
+
+wire roce = meta_class == CLASS_ROCE && meta_bth_valid;
+wire received = !cfg_local_mac_valid || meta_eth_dst == cfg_local_mac;
+wire is_tx = roce && meta_tx;
+wire is_rx = roce && !meta_tx && received;
+assign meta_ready = !evt_valid_reg || evt_ready;
+wire meta_taken = meta_valid && meta_ready;
+
+always @(posedge clk) begin
+    if (beat_taken) begin
+        if (frame_start_reg) begin
+            frame_fifo_mem[fifo_wr_reg[FIFO_INDEX_WIDTH-1:0]] <= s_axis_tuser[89:1];
+            fifo_wr_reg <= fifo_wr_reg + 1'b1;
+        end
+        frame_start_reg <= s_axis_tlast;
+    end
+    if (meta_taken) begin
+        fifo_rd_reg <= fifo_rd_reg + 1'b1;
+    end
+    if (evt_valid_reg && evt_ready) begin
+        evt_valid_reg <= 1'b0;
+    end
+    if (meta_taken && (is_tx || is_rx)) begin
+        evt_valid_reg <= 1'b1;
+        evt_kind_reg <= is_tx ? KIND_TX_DATA : (meta_opcode == OPCODE_CNP ? KIND_RX_CNP : KIND_RX_DATA);
+        evt_time_reg <= meta_tick;
+        evt_qp_reg <= is_tx ? meta_tx_qp : meta_dest_qp;
+        evt_ce_reg <= meta_ecn == 2'd3;
+        evt_len_reg <= meta_frame_len;
+        evt_ipv6_reg <= meta_ip_version == 4'd6;
+        evt_vlan_valid_reg <= meta_vlan_count != 2'd0;
+        evt_vlan_id_reg <= meta_vlan_id;
+        evt_eth_dst_reg <= meta_eth_dst;
+        evt_eth_src_reg <= meta_eth_src;
+        evt_ip_src_reg <= meta_ip_src;
+        evt_ip_dst_reg <= meta_ip_dst;
+        evt_udp_sport_reg <= meta_udp_sport;
+        evt_src_qp_valid_reg <= meta_deth_valid;
+        evt_src_qp_reg <= meta_deth_src_qp;
+        evt_extent_valid_reg <= meta_cnp_valid;
+        evt_extent_reg <= meta_cnp_extent;
+    end
+    if (rst) begin
+        fifo_wr_reg <= 0;
+        fifo_rd_reg <= 0;
+        frame_start_reg <= 1'b1;
+        evt_valid_reg <= 1'b0;
+    end
+end
+
+wire         rate_valid;
+wire         rate_ready;
+wire [63:0]  rate_time;
+wire [23:0]  rate_qp;
+wire [31:0]  rate_rate;
+wire [31:0]  rate_target;
+wire [15:0]  rate_alpha;
+wire [1:0]   rate_stage;
+wire [1:0]   rate_trigger;
+wire         rate_sent;
+wire [16:0]  rate_len;
+wire         cn_busy;
+wire         pacer_busy;
+
+roce_cn #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .QP_COUNT(QP_COUNT),
+    .ROCE_UDP_PORT(ROCE_UDP_PORT)
+) cn_inst (
+    .clk(clk),
+    .rst(rst),
+    .cfg_metaroce(cfg_metaroce),
+    .cfg_cnp_interval(cfg_cnp_interval),
+    .cfg_cnp_dscp(cfg_cnp_dscp),
+    .cfg_cnp_pcp(cfg_cnp_pcp),
+    .cfg_line_rate(cfg_line_rate),
+    .cfg_min_rate(cfg_min_rate),
+    .cfg_min_dec(cfg_min_dec),
+    .cfg_g(cfg_g),
+    .cfg_alpha_period(cfg_alpha_period),
+    .cfg_time_reset(cfg_time_reset),
+    .cfg_byte_reset(cfg_byte_reset),
+    .cfg_threshold(cfg_threshold),
+    .cfg_ai_rate(cfg_ai_rate),
+    .cfg_hai_rate(cfg_hai_rate),
+    .cfg_initial_alpha(cfg_initial_alpha),
+    .cfg_first_cnp_rate(cfg_first_cnp_rate),
+    .cfg_clamp_tgt(cfg_clamp_tgt),
+    .s_qpctx_valid(s_qpctx_valid),
+    .s_qpctx_ready(s_qpctx_ready),
+    .s_qpctx_local(s_qpctx_local),
+    .s_qpctx_remote(s_qpctx_remote),
+    .s_evt_valid(evt_valid_reg),
+    .s_evt_ready(evt_ready),
+    .s_evt_kind(evt_kind_reg),
+    .s_evt_time(evt_time_reg),
+    .s_evt_qp(evt_qp_reg),
+    .s_evt_ce(evt_ce_reg),
+    .s_evt_len(evt_len_reg),
+    .s_evt_ipv6(evt_ipv6_reg),
+    .s_evt_vlan_valid(evt_vlan_valid_reg),
+    .s_evt_vlan_id(evt_vlan_id_reg),
+    .s_evt_eth_dst(evt_eth_dst_reg),
+    .s_evt_eth_src(evt_eth_src_reg),
+    .s_evt_ip_src(evt_ip_src_reg),
+    .s_evt_ip_dst(evt_ip_dst_reg),
+    .s_evt_udp_sport(evt_udp_sport_reg),
+    .s_evt_src_qp_valid(evt_src_qp_valid_reg),
+    .s_evt_src_qp(evt_src_qp_reg),
+    .s_evt_extent_valid(evt_extent_valid_reg),
+    .s_evt_extent(evt_extent_reg),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast),
+    .m_axis_tuser(m_axis_tuser),
+    .m_rate_valid(rate_valid),
+    .m_rate_ready(rate_ready),
+    .m_rate_time(rate_time),
+    .m_rate_qp(rate_qp),
+    .m_rate_rate(rate_rate),
+    .m_rate_target(rate_target),
+    .m_rate_alpha(rate_alpha),
+    .m_rate_stage(rate_stage),
+    .m_rate_trigger(rate_trigger),
+    .m_rate_sent(rate_sent),
+    .m_rate_len(rate_len),
+    .busy(cn_busy)
+);
+
+// The pacer flushes only once every frame before the flush has reached it.
+wire upstream_idle = fifo_empty && !evt_valid_reg && !cn_busy;
+
+roce_pacer #(
+    .QP_COUNT(QP_COUNT),
+    .SLOT_COUNT(SLOT_COUNT),
+    .SLOT_SHIFT(SLOT_SHIFT),
+    .DESC_COUNT(DESC_COUNT)
+) pacer_inst (
+    .clk(clk),
+    .rst(rst),
+    .cfg_burst_bytes(cfg_burst_bytes),
+    .cfg_min_gap(cfg_min_gap),
+    .cfg_line_byte_time(cfg_line_byte_time),
+    .cfg_start_byte_time(cfg_start_byte_time),
+    .s_cmd_valid(rate_valid),
+    .s_cmd_ready(rate_ready),
+    .s_cmd_time(rate_time),
+    .s_cmd_qp(rate_qp),
+    .s_cmd_rate_valid(rate_trigger != TRIGGER_SENT),
+    .s_cmd_rate(rate_rate),
+    .s_cmd_send(rate_sent),
+    .s_cmd_len(rate_len),
+    .flush(flush && upstream_idle),
+    .m_rel_valid(m_rel_valid),
+    .m_rel_ready(m_rel_ready),
+    .m_rel_time(m_rel_time),
+    .m_rel_qp(m_rel_qp),
+    .m_rel_len(m_rel_len),
+    .m_rel_drop(m_rel_drop),
+    .busy(pacer_busy)
+);
+
+assign mon_rate_fire = rate_valid && rate_ready;
+assign mon_rate_time = rate_time;
+assign mon_rate_qp = rate_qp;
+assign mon_rate_rate = rate_rate;
+assign mon_rate_target = rate_target;
+assign mon_rate_alpha = rate_alpha;
+assign mon_rate_stage = rate_stage;
+assign mon_rate_trigger = rate_trigger;
+assign mon_rate_sent = rate_sent;
+assign mon_rate_len = rate_len;
+
+assign busy = !frame_start_reg || !upstream_idle || pacer_busy;
+
+endmodule
+
+`resetall
