@@ -21,20 +21,21 @@
  * is taken), or while `flush` is high. The schedule so depends on the
  * commands alone, never on cycles.
  *
- * Times are ns in Q44.20; byte times ns per byte in Q13.20. A rate change
- * runs a 43-cycle restoring division (8e6 * 2^20 / kb/s); a packet handed
- * over takes 2 cycles, a release 2 (3 when the packet was parked).
+ * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
+ * no QP is paced faster than its rate. A rate change runs a 43-cycle
+ * restoring division (8e6 * 2^20 / kb/s); a packet handed over takes 2
+ * cycles, a release 2 (3 when the packet was parked).
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
  * | cfg_burst_bytes     | 16    | burst allowance, bytes                        |
  * | cfg_min_gap         | 32    | minimum gap between a QP's packets, ns        |
- * | cfg_line_byte_time  | 33    | ns per byte at line rate, Q13.20              |
- * | cfg_start_byte_time | 33    | ns per byte of a QP before its first rate     |
+ * | cfg_line_byte_time  | 40    | ns per byte at line rate, Q20.20              |
+ * | cfg_start_byte_time | 40    | ns per byte of a QP before its first rate     |
  * | s_cmd_time          | 64    | tick of the command; the highest seen is now  |
  * | s_cmd_qp            | 24    | QP (beyond QP_COUNT: ignored)                 |
  * | s_cmd_rate_valid    | 1     | s_cmd_rate is the QP's new rate               |
- * | s_cmd_rate          | 32    | kb/s (below 1 Mb/s paces at 1 Mb/s)           |
+ * | s_cmd_rate          | 32    | kb/s (below 10 kb/s paces at 10 kb/s)         |
  * | s_cmd_send          | 1     | a packet of s_cmd_len bytes, paced at the      |
  * |                     |       | rate before this command's new rate           |
  * | flush               | 1     | no more commands: serve every slot            |
@@ -43,7 +44,7 @@
  * | m_rel_drop          | 1     | refused: DESC_COUNT packets already held      |
  * | busy                | 1     | packets held, or work in flight               |
  *
- * QP RAM word: byte_time 33, tat 64, gap_ready 64. Descriptor RAM word:
+ * QP RAM word: byte_time 40, tat 64, gap_ready 64. Descriptor RAM word:
  * qp, len 17, eligible 64; descriptor links, slot heads and tails are
  * small asynchronous-read RAMs (LUT RAM), one write port each.
  */
@@ -58,8 +59,8 @@ module roce_pacer #(
 
     input  wire [15:0]  cfg_burst_bytes,
     input  wire [31:0]  cfg_min_gap,
-    input  wire [32:0]  cfg_line_byte_time,
-    input  wire [32:0]  cfg_start_byte_time,
+    input  wire [39:0]  cfg_line_byte_time,
+    input  wire [39:0]  cfg_start_byte_time,
 
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
@@ -85,12 +86,12 @@ localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam SLOT_INDEX_WIDTH = $clog2(SLOT_COUNT);
 localparam DESC_INDEX_WIDTH = $clog2(DESC_COUNT);
 localparam FRAC_BITS = 20;
-localparam QP_WORD_WIDTH = 33 + 64 + 64;
+localparam QP_WORD_WIDTH = 40 + 64 + 64;
 localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64;
 localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
 // 8e6 ns per byte per kb/s, Q.20: the dividend of every byte time.
 localparam [42:0] BYTE_TIME_NUMERATOR = 43'd8388608000000;
-localparam [31:0] MIN_PACED_RATE = 32'd1000;
+localparam [31:0] MIN_PACED_RATE = 32'd10;
 // The last slot within the horizon, relative to the slot served.
 localparam [63:0] HORIZON_SPAN = {32'd0, SLOT_COUNT[31:0] - 32'd1};
 localparam [DESC_INDEX_WIDTH:0] DESC_FULL = DESC_COUNT[DESC_INDEX_WIDTH:0];
@@ -226,21 +227,26 @@ wire        cmd_in_range = {8'd0, s_cmd_qp} < QP_COUNT;
 // The restoring division, one quotient bit per cycle.
 wire [32:0] div_shifted = {div_rem_reg[31:0], BYTE_TIME_NUMERATOR[div_bit_reg]};
 wire        div_fits = div_shifted >= {1'b0, div_divisor_reg};
+// The quotient rounded up: the byte time never undercuts the rate.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [39:0] div_byte_time = div_quot_up[39:0];
 
 // A packet handed over: its eligible time and the QP's state after it.
-wire [32:0] qp_byte_time;
+wire [39:0] qp_byte_time;
 wire [63:0] qp_tat;
 wire [63:0] qp_gap_ready;
 assign {qp_byte_time, qp_tat, qp_gap_ready} = qp_rd_data;
 /* verilator lint_off UNUSEDSIGNAL */
-wire [48:0] burst_time = cfg_burst_bytes * qp_byte_time;
-wire [49:0] send_cost = cmd_len_reg * qp_byte_time;
+wire [55:0] burst_time = cfg_burst_bytes * qp_byte_time;
+wire [56:0] send_cost = cmd_len_reg * qp_byte_time;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [63:0] now_fp = watermark_reg << FRAC_BITS;
-wire [63:0] tat_less_burst = qp_tat >= {15'd0, burst_time} ? qp_tat - {15'd0, burst_time} : 64'd0;
+wire [63:0] tat_less_burst = qp_tat >= {8'd0, burst_time} ? qp_tat - {8'd0, burst_time} : 64'd0;
 wire [63:0] eligible_a = now_fp > tat_less_burst ? now_fp : tat_less_burst;
 wire [63:0] eligible = eligible_a > qp_gap_ready ? eligible_a : qp_gap_ready;
-wire [63:0] tat_after = (qp_tat > eligible ? qp_tat : eligible) + {14'd0, send_cost};
+wire [63:0] tat_after = (qp_tat > eligible ? qp_tat : eligible) + {7'd0, send_cost};
 wire [63:0] gap_ready_after = eligible + {12'd0, cfg_min_gap, {FRAC_BITS{1'b0}}};
 wire [63:0] horizon_slot = pointer_reg + HORIZON_SPAN;
 wire [63:0] eligible_slot = eligible >> (FRAC_BITS + SLOT_SHIFT);
@@ -259,7 +265,7 @@ wire        pop_parked = pop_target > pop_slot_reg;
 wire [63:0] pop_horizon = pop_slot_reg + HORIZON_SPAN;
 wire [63:0] leave = pop_eligible > link_free_reg ? pop_eligible : link_free_reg;
 /* verilator lint_off UNUSEDSIGNAL */
-wire [49:0] wire_time = pop_len * cfg_line_byte_time;
+wire [56:0] wire_time = pop_len * cfg_line_byte_time;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [63:0] leave_tick = (leave >> FRAC_BITS) + {63'd0, leave[FRAC_BITS-1:0] != 0};
 
@@ -370,12 +376,12 @@ always @* begin
                     m_rel_len_next = cmd_len_reg;
                     m_rel_drop_next = 1'b1;
                     qp_wr_en = cmd_rate_valid_reg;
-                    qp_wr_data = {div_quot_reg[32:0], qp_tat, qp_gap_ready};
+                    qp_wr_data = {div_byte_time, qp_tat, qp_gap_ready};
                     state_next = STATE_IDLE;
                 end
             end else begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = {cmd_rate_valid_reg ? div_quot_reg[32:0] : qp_byte_time,
+                qp_wr_data = {cmd_rate_valid_reg ? div_byte_time : qp_byte_time,
                               cmd_send_reg ? tat_after : qp_tat,
                               cmd_send_reg ? gap_ready_after : qp_gap_ready};
                 if (cmd_send_reg) begin
@@ -398,7 +404,7 @@ always @* begin
                     park_slot_next = pop_target < pop_horizon ? pop_target : pop_horizon;
                     state_next = STATE_REINSERT;
                 end else begin
-                    link_free_next = leave + {14'd0, wire_time};
+                    link_free_next = leave + {7'd0, wire_time};
                     m_rel_valid_next = 1'b1;
                     m_rel_time_next = leave_tick;
                     m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, pop_qp};

@@ -71,8 +71,8 @@ module roce_pipeline #(
     input  wire                   cfg_clamp_tgt,
     input  wire [15:0]            cfg_burst_bytes,
     input  wire [31:0]            cfg_min_gap,
-    input  wire [32:0]            cfg_line_byte_time,
-    input  wire [32:0]            cfg_start_byte_time,
+    input  wire [39:0]            cfg_line_byte_time,
+    input  wire [39:0]            cfg_start_byte_time,
 
     input  wire                   s_qpctx_valid,
     output wire                   s_qpctx_ready,

@@ -406,7 +406,10 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
             if args.coverage.is_some() {
                 options.coverage_dat = Some(scratch.join(format!("{}-{stem}-w{width}.dat", jobs.len())));
             }
-            if block == BlockChoice::Top && args.coverage.is_some() {
+            // The top has no coverage build; the pacer has no data width.
+            if (block == BlockChoice::Top && args.coverage.is_some())
+                || (block == BlockChoice::Pacer && width != widths[0])
+            {
                 continue;
             }
             let cn = (block != BlockChoice::Parser).then(|| cn_setup.clone()).flatten();

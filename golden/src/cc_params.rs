@@ -153,9 +153,9 @@ pub struct CcRegisters {
     /// Pacer registers (`SPEC.md` §7).
     pub burst_bytes: u16,
     pub min_gap_ns: u32,
-    /// ns per byte at the line rate, Q13.20 ([`crate::pacer::byte_time`]).
+    /// ns per byte at the line rate, Q20.20 ([`crate::pacer::byte_time`]).
     pub line_byte_time: u64,
-    /// ns per byte at the start rate, Q13.20.
+    /// ns per byte at the start rate, Q20.20.
     pub start_byte_time: u64,
 }
 

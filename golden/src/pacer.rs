@@ -11,7 +11,7 @@
 //! clock cycles.
 //!
 //! Times are ns in Q44.20 (`u64`), rates kb/s, byte times ns per byte in
-//! Q13.20.
+//! Q20.20, rounded up so that no QP is ever paced faster than its rate.
 
 use std::collections::VecDeque;
 
@@ -20,15 +20,17 @@ use crate::reaction::{RateChange, RateTrigger};
 
 /// Fraction bits of every pacer time.
 pub const TIME_FRAC_BITS: u32 = 20;
-/// ns per byte at 1 kb/s, Q.20: 8 bits * 10^6 ns/ms ... 8e6 ns per byte per kb/s.
+/// ns per byte at 1 kb/s (8 bits / 1000 bit/s = 8e6 ns), Q.20.
 pub const BYTE_TIME_NUMERATOR: u64 = 8_000_000 << TIME_FRAC_BITS;
-/// Rates below this pace at it (1 Mb/s: 8 µs per byte); keeps byte times in 33 bits.
-pub const MIN_PACED_KBPS: u32 = 1000;
+/// Rates below this pace at it (10 kb/s: 800 µs per byte); keeps byte
+/// times in 40 bits.
+pub const MIN_PACED_KBPS: u32 = 10;
 
-/// ns per byte at `rate_kbps`, Q13.20, rounded down (the RTL's restoring
-/// division of [`BYTE_TIME_NUMERATOR`] by the clamped rate).
+/// ns per byte at `rate_kbps`, Q20.20, rounded up (the RTL's restoring
+/// division of [`BYTE_TIME_NUMERATOR`] by the clamped rate, plus one when
+/// a remainder is left).
 pub fn byte_time(rate_kbps: u32) -> u64 {
-    BYTE_TIME_NUMERATOR / u64::from(rate_kbps.max(MIN_PACED_KBPS))
+    BYTE_TIME_NUMERATOR.div_ceil(u64::from(rate_kbps.max(MIN_PACED_KBPS)))
 }
 
 /// The RTL parameters of the pacer.
@@ -238,10 +240,10 @@ mod tests {
 
     #[test]
     fn byte_times() {
-        // 100 Gb/s: 0.08 ns per byte.
-        assert_eq!(byte_time(100_000_000), (8u64 << 20) / 100);
+        // 100 Gb/s: 0.08 ns per byte, rounded up.
+        assert_eq!(byte_time(100_000_000), (8u64 << 20).div_ceil(100));
         assert_eq!(byte_time(0), byte_time(MIN_PACED_KBPS));
-        assert!(byte_time(MIN_PACED_KBPS) < 1 << 33);
+        assert!(byte_time(MIN_PACED_KBPS) < 1 << 40);
     }
 
     #[test]
@@ -255,8 +257,9 @@ mod tests {
             p.command(&send(0, 3, 1000), &mut out);
         }
         p.flush(&mut out);
+        // The byte time is rounded up (800.0002 ns per packet): ticks round up.
         let times: Vec<u64> = out.iter().map(|r| r.time).collect();
-        assert_eq!(times, [0, 800, 1600, 2400, 3200]);
+        assert_eq!(times, [0, 801, 1601, 2401, 3201]);
     }
 
     #[test]
@@ -272,7 +275,7 @@ mod tests {
         // Three back to back at line rate (80 ns per 1000 bytes): 2000 bytes
         // ahead of the rate plus the one that starts it; then paced.
         let times: Vec<u64> = out.iter().map(|r| r.time).collect();
-        assert_eq!(times, [0, 80, 160, 800]);
+        assert_eq!(times, [0, 81, 161, 801]);
     }
 
     #[test]
