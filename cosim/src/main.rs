@@ -81,6 +81,9 @@ enum Command {
         /// Rounds of the cosim and bare-loop runs, alternated; the best of each is reported.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
         rounds: u32,
+        /// Only one benchmark: parser (speed) or pacing (accuracy).
+        #[arg(long, value_enum)]
+        only: Option<BenchChoice>,
     },
     /// Write the regression captures (deterministic).
     Gen {
@@ -144,6 +147,12 @@ struct CosimArgs {
     parser: ParserArgs,
     #[command(flatten)]
     cn: CnArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchChoice {
+    Parser,
+    Pacing,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -313,8 +322,17 @@ fn main() -> ExitCode {
         Command::Fuzz { block, frames, scenarios, first, seed, width, out: dir } => {
             run_fuzz_blocks(block, frames, scenarios, first, seed, width, &dir, &mut out)
         }
-        Command::Bench { frames, capture, rounds } => {
-            metaroce_cosim::bench::run_bench(frames, capture, rounds, &mut out).map(|()| ExitCode::SUCCESS)
+        Command::Bench { frames, capture, rounds, only } => {
+            let parser = only.is_none_or(|o| o == BenchChoice::Parser);
+            let pacing = only.is_none_or(|o| o == BenchChoice::Pacing);
+            let mut result = Ok(());
+            if parser {
+                result = metaroce_cosim::bench::run_bench(frames, capture, rounds, &mut out);
+            }
+            if pacing && result.is_ok() {
+                result = metaroce_cosim::pacing_bench::run_pacing_bench(&mut out);
+            }
+            result.map(|()| ExitCode::SUCCESS)
         }
         Command::Gen { out: dir } => run_gen(&dir, &mut out),
     };

@@ -186,12 +186,25 @@ impl Pacer {
         }
     }
 
-    /// One command, after serving every slot that starts by its tick.
-    pub fn command(&mut self, cmd: &PacerCommand, out: &mut Vec<Release>) {
-        let now = self.watermark.max(cmd.time);
+    /// Time moves on to `time`: every slot that starts by then is served
+    /// (what a command does before it is applied). Returns the new now.
+    pub fn advance(&mut self, time: u64, out: &mut Vec<Release>) -> u64 {
+        let now = self.watermark.max(time);
         self.serve(Some(now), out);
         self.watermark = now;
         self.pointer = self.pointer.max(now >> self.geometry.slot_shift);
+        now
+    }
+
+    /// The start tick of the first slot holding a packet: the next time
+    /// the pacer has work (for event-driven drivers).
+    pub fn next_busy_tick(&self) -> Option<u64> {
+        self.first_busy().map(|slot| slot << self.geometry.slot_shift)
+    }
+
+    /// One command, after serving every slot that starts by its tick.
+    pub fn command(&mut self, cmd: &PacerCommand, out: &mut Vec<Release>) {
+        let now = self.advance(cmd.time, out);
         let Some(qp) = self.qps.get(cmd.qp as usize).copied() else { return };
         if let Some(len) = cmd.send_len {
             if self.held == self.geometry.desc_count {
