@@ -13,8 +13,13 @@
  * packet descriptors). The wheel is served in slot order, the first busy
  * slot found by a priority encoder over the slot-busy bits; a packet leaves
  * at its eligible time or when the link is free (aggregate line-rate cap),
- * whichever is later. A packet beyond the horizon parks in the horizon's
- * last slot and moves on when served.
+ * whichever is later. Three levels: each level above 0 has as many slots,
+ * each as wide as the whole level below (its horizon); a packet goes into
+ * the lowest level whose horizon holds it (level 2's last slot beyond
+ * that) and cascades down when time reaches its slot, higher levels first
+ * among slots of the same start. Slot heads, tails and busy bits of all
+ * levels share one array each, addressed {level, slot} (a fourth quarter
+ * unused).
  *
  * Time is virtual, carried by the commands: a slot is served once a command
  * whose tick is at or past the slot's start is on offer (before that command
@@ -24,7 +29,7 @@
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
  * restoring division (8e6 * 2^20 / kb/s); a packet handed over takes 2
- * cycles, a release 2 (3 when the packet was parked).
+ * cycles, a release 2, a cascade step 3.
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
@@ -117,7 +122,8 @@ localparam [2:0]
     STATE_DIVIDE = 3'd2,
     STATE_APPLY = 3'd3,
     STATE_POP = 3'd4,
-    STATE_REINSERT = 3'd5;
+    STATE_CASCADE = 3'd5,
+    STATE_REINSERT = 3'd6;
 
 reg [2:0] state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0, init_addr_next;
@@ -140,10 +146,12 @@ reg [5:0]  div_bit_reg, div_bit_next;
 
 reg [DESC_INDEX_WIDTH-1:0] free_head_reg = 0, free_head_next;
 reg [DESC_INDEX_WIDTH:0]   held_reg = 0, held_next;
-reg [SLOT_COUNT-1:0]       slot_busy_reg = 0, slot_busy_next;
-reg [63:0]                 pop_slot_reg, pop_slot_next;
+// Busy bits, addressed {level, slot}.
+reg [4*SLOT_COUNT-1:0]     slot_busy_reg = 0, slot_busy_next;
+// The slot being served ({level, index}) and its head descriptor.
+reg [SLOT_INDEX_WIDTH+1:0] pop_slot_reg, pop_slot_next;
 reg [DESC_INDEX_WIDTH-1:0] pop_desc_reg, pop_desc_next;
-reg [63:0]                 park_slot_reg, park_slot_next;
+reg [SLOT_INDEX_WIDTH+1:0] park_slot_reg, park_slot_next;
 
 reg        m_rel_valid_reg = 1'b0, m_rel_valid_next;
 reg [63:0] m_rel_time_reg, m_rel_time_next;
@@ -187,39 +195,85 @@ qp_state_ram #(
 
 // Links, slot heads and tails: LUT RAM, read asynchronously.
 reg [DESC_INDEX_WIDTH-1:0] desc_next_mem [0:DESC_COUNT-1];
-reg [DESC_INDEX_WIDTH-1:0] slot_head_mem [0:SLOT_COUNT-1];
-reg [DESC_INDEX_WIDTH-1:0] slot_tail_mem [0:SLOT_COUNT-1];
+reg [DESC_INDEX_WIDTH-1:0] slot_head_mem [0:4*SLOT_COUNT-1];
+reg [DESC_INDEX_WIDTH-1:0] slot_tail_mem [0:4*SLOT_COUNT-1];
 reg                        link_wr_en;
 reg [DESC_INDEX_WIDTH-1:0] link_wr_addr;
 reg [DESC_INDEX_WIDTH-1:0] link_wr_data;
 reg                        head_wr_en;
-reg [SLOT_INDEX_WIDTH-1:0] head_wr_addr;
+reg [SLOT_INDEX_WIDTH+1:0] head_wr_addr;
 reg [DESC_INDEX_WIDTH-1:0] head_wr_data;
 reg                        tail_wr_en;
-reg [SLOT_INDEX_WIDTH-1:0] tail_wr_addr;
+reg [SLOT_INDEX_WIDTH+1:0] tail_wr_addr;
 
-// The first busy slot at or after the pointer: the busy bits rotated to
-// the pointer, then a priority encoder.
-wire [SLOT_INDEX_WIDTH-1:0] pointer_index = pointer_reg[SLOT_INDEX_WIDTH-1:0];
-wire [2*SLOT_COUNT-1:0]     slot_busy_twice = {slot_busy_reg, slot_busy_reg};
-wire [SLOT_COUNT-1:0]       slot_busy_rotated = slot_busy_twice[{1'b0, pointer_index} +: SLOT_COUNT];
-reg  [SLOT_INDEX_WIDTH-1:0] first_offset;
-integer k;
-always @* begin
-    first_offset = {SLOT_INDEX_WIDTH{1'b0}};
-    for (k = SLOT_COUNT - 1; k >= 0; k = k - 1) begin
-        if (slot_busy_rotated[k]) begin
-            first_offset = k[SLOT_INDEX_WIDTH-1:0];
+// The first busy slot of a level at or after the pointer's: the level's
+// busy bits rotated to it, then a priority encoder.
+function [SLOT_INDEX_WIDTH-1:0] first_set(input [SLOT_COUNT-1:0] bits);
+    integer i;
+    begin
+        first_set = {SLOT_INDEX_WIDTH{1'b0}};
+        for (i = SLOT_COUNT - 1; i >= 0; i = i - 1) begin
+            if (bits[i]) begin
+                first_set = i[SLOT_INDEX_WIDTH-1:0];
+            end
         end
     end
-end
-wire        any_busy = |slot_busy_reg;
-wire [63:0] first_slot = pointer_reg + {{(64-SLOT_INDEX_WIDTH){1'b0}}, first_offset};
-wire [SLOT_INDEX_WIDTH-1:0] first_index = first_slot[SLOT_INDEX_WIDTH-1:0];
+endfunction
+
+// The pointer in each level's units, each level's first busy slot (in its
+// units) and its start (in level-0 slots).
+wire [63:0] at1 = pointer_reg >> SLOT_INDEX_WIDTH;
+wire [63:0] at2 = pointer_reg >> (2 * SLOT_INDEX_WIDTH);
+wire [SLOT_COUNT-1:0] busy0 = slot_busy_reg[0 +: SLOT_COUNT];
+wire [SLOT_COUNT-1:0] busy1 = slot_busy_reg[SLOT_COUNT +: SLOT_COUNT];
+wire [SLOT_COUNT-1:0] busy2 = slot_busy_reg[2*SLOT_COUNT +: SLOT_COUNT];
+wire [2*SLOT_COUNT-1:0] busy0_twice = {busy0, busy0};
+wire [2*SLOT_COUNT-1:0] busy1_twice = {busy1, busy1};
+wire [2*SLOT_COUNT-1:0] busy2_twice = {busy2, busy2};
+wire [63:0] first0 = pointer_reg + {{(64-SLOT_INDEX_WIDTH){1'b0}},
+                                    first_set(busy0_twice[{1'b0, pointer_reg[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
+wire [63:0] first1 = at1 + {{(64-SLOT_INDEX_WIDTH){1'b0}},
+                            first_set(busy1_twice[{1'b0, at1[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
+wire [63:0] first2 = at2 + {{(64-SLOT_INDEX_WIDTH){1'b0}},
+                            first_set(busy2_twice[{1'b0, at2[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
+wire        any0 = |busy0;
+wire        any1 = |busy1;
+wire        any2 = |busy2;
+wire [63:0] start1 = first1 << SLOT_INDEX_WIDTH;
+wire [63:0] start2 = first2 << (2 * SLOT_INDEX_WIDTH);
+// The next slot to serve: the earliest start, the higher level on a tie.
+wire        pick2 = any2 && (!any1 || start2 <= start1) && (!any0 || start2 <= first0);
+wire        pick1 = !pick2 && any1 && (!any0 || start1 <= first0);
+wire [63:0] next_slot = pick2 ? start2 : (pick1 ? start1 : first0);
+wire [SLOT_INDEX_WIDTH+1:0] next_addr = pick2 ? {2'd2, first2[SLOT_INDEX_WIDTH-1:0]}
+                                      : (pick1 ? {2'd1, first1[SLOT_INDEX_WIDTH-1:0]}
+                                               : {2'd0, first0[SLOT_INDEX_WIDTH-1:0]});
+
+// Where a packet whose eligible time is in level-0 slot `target` goes: the
+// lowest level whose horizon holds it, else level 2's last slot.
+function [SLOT_INDEX_WIDTH+1:0] place(input [63:0] target, input [63:0] pointer);
+    reg [63:0] target1;
+    reg [63:0] target2;
+    reg [63:0] last2;
+    begin
+        target1 = target >> SLOT_INDEX_WIDTH;
+        target2 = target >> (2 * SLOT_INDEX_WIDTH);
+        last2 = (pointer >> (2 * SLOT_INDEX_WIDTH)) + HORIZON_SPAN;
+        if (target <= pointer + HORIZON_SPAN) begin
+            place = {2'd0, target[SLOT_INDEX_WIDTH-1:0]};
+        end else if (target1 <= (pointer >> SLOT_INDEX_WIDTH) + HORIZON_SPAN) begin
+            place = {2'd1, target1[SLOT_INDEX_WIDTH-1:0]};
+        end else if (target2 <= last2) begin
+            place = {2'd2, target2[SLOT_INDEX_WIDTH-1:0]};
+        end else begin
+            place = {2'd2, last2[SLOT_INDEX_WIDTH-1:0]};
+        end
+    end
+endfunction
 
 // Serve before taking the command on offer when the slot starts by its tick.
 wire [63:0] cmd_now = s_cmd_time > watermark_reg ? s_cmd_time : watermark_reg;
-wire        serve = any_busy && (s_cmd_valid ? first_slot <= (cmd_now >> SLOT_SHIFT) : flush);
+wire        serve = (any0 || any1 || any2) && (s_cmd_valid ? next_slot <= (cmd_now >> SLOT_SHIFT) : flush);
 assign s_cmd_ready = state_reg == STATE_IDLE && !serve;
 wire        cmd_take = s_cmd_valid && s_cmd_ready;
 wire        cmd_in_range = {8'd0, s_cmd_qp} < QP_COUNT;
@@ -248,10 +302,7 @@ wire [63:0] eligible_a = now_fp > tat_less_burst ? now_fp : tat_less_burst;
 wire [63:0] eligible = eligible_a > qp_gap_ready ? eligible_a : qp_gap_ready;
 wire [63:0] tat_after = (qp_tat > eligible ? qp_tat : eligible) + {7'd0, send_cost};
 wire [63:0] gap_ready_after = eligible + {12'd0, cfg_min_gap, {FRAC_BITS{1'b0}}};
-wire [63:0] horizon_slot = pointer_reg + HORIZON_SPAN;
-wire [63:0] eligible_slot = eligible >> (FRAC_BITS + SLOT_SHIFT);
-wire [SLOT_INDEX_WIDTH-1:0] send_index = eligible_slot < horizon_slot ? eligible_slot[SLOT_INDEX_WIDTH-1:0]
-                                                                      : horizon_slot[SLOT_INDEX_WIDTH-1:0];
+wire [SLOT_INDEX_WIDTH+1:0] send_addr = place(eligible >> (FRAC_BITS + SLOT_SHIFT), pointer_reg);
 wire        pool_full = held_reg == DESC_FULL;
 
 // A packet served: park it on, or release it.
@@ -259,10 +310,7 @@ wire [QP_INDEX_WIDTH-1:0] pop_qp;
 wire [16:0] pop_len;
 wire [63:0] pop_eligible;
 assign {pop_qp, pop_len, pop_eligible} = desc_rd_data;
-wire [SLOT_INDEX_WIDTH-1:0] pop_index = pop_slot_reg[SLOT_INDEX_WIDTH-1:0];
-wire [63:0] pop_target = pop_eligible >> (FRAC_BITS + SLOT_SHIFT);
-wire        pop_parked = pop_target > pop_slot_reg;
-wire [63:0] pop_horizon = pop_slot_reg + HORIZON_SPAN;
+wire [SLOT_INDEX_WIDTH+1:0] cascade_addr = place(pop_eligible >> (FRAC_BITS + SLOT_SHIFT), pointer_reg);
 wire [63:0] leave = pop_eligible > link_free_reg ? pop_eligible : link_free_reg;
 /* verilator lint_off UNUSEDSIGNAL */
 wire [56:0] wire_time = pop_len * cfg_line_byte_time;
@@ -271,7 +319,7 @@ wire [63:0] leave_tick = (leave >> FRAC_BITS) + {63'd0, leave[FRAC_BITS-1:0] != 
 
 // One insert port: a descriptor onto a slot's tail.
 reg                        ins_en;
-reg [SLOT_INDEX_WIDTH-1:0] ins_index;
+reg [SLOT_INDEX_WIDTH+1:0] ins_addr;
 reg [DESC_INDEX_WIDTH-1:0] ins_desc;
 
 always @* begin
@@ -302,16 +350,16 @@ always @* begin
     qp_wr_addr = cmd_qp_reg;
     qp_wr_data = {qp_byte_time, qp_tat, qp_gap_ready};
     desc_rd_en = 1'b0;
-    desc_rd_addr = slot_head_mem[first_index];
+    desc_rd_addr = slot_head_mem[next_addr];
     desc_wr_en = 1'b0;
     link_wr_en = 1'b0;
     link_wr_addr = pop_desc_reg;
     link_wr_data = free_head_reg;
     head_wr_en = 1'b0;
-    head_wr_addr = pop_index;
+    head_wr_addr = pop_slot_reg;
     head_wr_data = desc_next_mem[pop_desc_reg];
     ins_en = 1'b0;
-    ins_index = send_index;
+    ins_addr = send_addr;
     ins_desc = free_head_reg;
 
     case (state_reg)
@@ -334,11 +382,13 @@ always @* begin
         end
         STATE_IDLE: begin
             if (serve) begin
-                pointer_next = first_slot;
-                pop_slot_next = first_slot;
-                pop_desc_next = slot_head_mem[first_index];
+                if (next_slot > pointer_reg) begin
+                    pointer_next = next_slot;
+                end
+                pop_slot_next = next_addr;
+                pop_desc_next = slot_head_mem[next_addr];
                 desc_rd_en = 1'b1;
-                state_next = STATE_POP;
+                state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
             end else if (cmd_take) begin
                 watermark_next = cmd_now;
                 if ((cmd_now >> SLOT_SHIFT) > pointer_reg) begin
@@ -393,34 +443,38 @@ always @* begin
                 state_next = STATE_IDLE;
             end
         end
+        STATE_CASCADE: begin
+            // Unlink the head of a level above 0; it goes down next.
+            head_wr_en = 1'b1;
+            if (slot_tail_mem[pop_slot_reg] == pop_desc_reg) begin
+                slot_busy_next[pop_slot_reg] = 1'b0;
+            end
+            park_slot_next = cascade_addr;
+            state_next = STATE_REINSERT;
+        end
         STATE_POP: begin
-            if (pop_parked || out_free) begin
-                // Unlink the head from its slot.
+            if (out_free) begin
+                // Unlink the head from its slot and release it.
                 head_wr_en = 1'b1;
-                if (slot_tail_mem[pop_index] == pop_desc_reg) begin
-                    slot_busy_next[pop_index] = 1'b0;
+                if (slot_tail_mem[pop_slot_reg] == pop_desc_reg) begin
+                    slot_busy_next[pop_slot_reg] = 1'b0;
                 end
-                if (pop_parked) begin
-                    park_slot_next = pop_target < pop_horizon ? pop_target : pop_horizon;
-                    state_next = STATE_REINSERT;
-                end else begin
-                    link_free_next = leave + {7'd0, wire_time};
-                    m_rel_valid_next = 1'b1;
-                    m_rel_time_next = leave_tick;
-                    m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, pop_qp};
-                    m_rel_len_next = pop_len;
-                    m_rel_drop_next = 1'b0;
-                    // Back onto the free list.
-                    link_wr_en = 1'b1;
-                    free_head_next = pop_desc_reg;
-                    held_next = held_reg - 1'b1;
-                    state_next = STATE_IDLE;
-                end
+                link_free_next = leave + {7'd0, wire_time};
+                m_rel_valid_next = 1'b1;
+                m_rel_time_next = leave_tick;
+                m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, pop_qp};
+                m_rel_len_next = pop_len;
+                m_rel_drop_next = 1'b0;
+                // Back onto the free list.
+                link_wr_en = 1'b1;
+                free_head_next = pop_desc_reg;
+                held_next = held_reg - 1'b1;
+                state_next = STATE_IDLE;
             end
         end
         STATE_REINSERT: begin
             ins_en = 1'b1;
-            ins_index = park_slot_reg[SLOT_INDEX_WIDTH-1:0];
+            ins_addr = park_slot_reg;
             ins_desc = pop_desc_reg;
             state_next = STATE_IDLE;
         end
@@ -428,17 +482,17 @@ always @* begin
     endcase
 
     tail_wr_en = ins_en;
-    tail_wr_addr = ins_index;
+    tail_wr_addr = ins_addr;
     if (ins_en) begin
-        if (slot_busy_reg[ins_index]) begin
+        if (slot_busy_reg[ins_addr]) begin
             link_wr_en = 1'b1;
-            link_wr_addr = slot_tail_mem[ins_index];
+            link_wr_addr = slot_tail_mem[ins_addr];
             link_wr_data = ins_desc;
         end else begin
             head_wr_en = 1'b1;
-            head_wr_addr = ins_index;
+            head_wr_addr = ins_addr;
             head_wr_data = ins_desc;
-            slot_busy_next[ins_index] = 1'b1;
+            slot_busy_next[ins_addr] = 1'b1;
         end
     end
 end
@@ -507,7 +561,7 @@ always @(posedge clk) begin
         link_free_reg <= 64'd0;
         free_head_reg <= {DESC_INDEX_WIDTH{1'b0}};
         held_reg <= {(DESC_INDEX_WIDTH+1){1'b0}};
-        slot_busy_reg <= {SLOT_COUNT{1'b0}};
+        slot_busy_reg <= {(4*SLOT_COUNT){1'b0}};
         m_rel_valid_reg <= 1'b0;
     end
 end

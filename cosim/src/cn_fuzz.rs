@@ -20,19 +20,19 @@ use crate::stimuli::splitmix64;
 /// Events per scenario.
 pub const EVENTS_PER_SCENARIO: u64 = 400;
 
-/// splitmix64: the scenario generator's dice.
-struct Dice(u64);
+/// splitmix64: the scenario generators' dice.
+pub(crate) struct Dice(pub u64);
 
 impl Dice {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         let out = splitmix64(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         out
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-    fn chance(&mut self, percent: u64) -> bool {
+    pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 }

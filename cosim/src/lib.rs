@@ -11,6 +11,7 @@ pub mod coverage;
 pub mod fuzz;
 pub mod harness;
 pub mod pacer;
+pub mod pacer_fuzz;
 pub mod pacing_bench;
 pub mod replay;
 pub mod report;

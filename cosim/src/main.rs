@@ -743,11 +743,18 @@ fn run_fuzz_blocks(
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
     let seed = seed.unwrap_or_else(random_seed);
-    if block != BlockChoice::Cn && run_fuzz_cmd(frames, seed, width, dir, out)? != ExitCode::SUCCESS {
+    if block == BlockChoice::Top {
+        bail!("the top has no fuzzer of its own: fuzz its blocks (--block parser|cn|pacer); every capture runs through the top in `metaroce cosim`");
+    }
+    let all = block == BlockChoice::All;
+    if (all || block == BlockChoice::Parser) && run_fuzz_cmd(frames, seed, width, dir, out)? != ExitCode::SUCCESS {
         return Ok(ExitCode::FAILURE);
     }
-    if block != BlockChoice::Parser {
-        return run_cn_fuzz_cmd(seed, first, scenarios, out);
+    if (all || block == BlockChoice::Cn) && run_cn_fuzz_cmd(seed, first, scenarios, out)? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
+    }
+    if all || block == BlockChoice::Pacer {
+        return run_pacer_fuzz_cmd(seed, first, scenarios, out);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -798,6 +805,28 @@ fn run_cn_fuzz_cmd(seed: u64, first: u64, scenarios: u64, out: &mut dyn Write) -
         }
         Some(report) => {
             writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn run_pacer_fuzz_cmd(seed: u64, first: u64, scenarios: u64, out: &mut dyn Write) -> Result<ExitCode> {
+    writeln!(out, "fuzz pacer: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    out.flush()?;
+    let started = Instant::now();
+    let outcome = metaroce_cosim::pacer_fuzz::run_pacer_fuzz(seed, first, scenarios);
+    let secs = started.elapsed().as_secs_f64();
+    match &outcome.failure {
+        None => {
+            writeln!(
+                out,
+                "PASS  pacer  {} scenarios, {} commands -> {} releases, {secs:.1} s",
+                outcome.scenarios, outcome.commands, outcome.releases
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(report) => {
+            writeln!(out, "FAIL  pacer  after {} scenarios\n{report}", outcome.scenarios)?;
             Ok(ExitCode::FAILURE)
         }
     }

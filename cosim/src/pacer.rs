@@ -68,26 +68,56 @@ fn counts(events: usize, cnps: usize, rates: usize, releases: usize) -> CnCounts
 /// Runs one capture through the golden and the RTL pacer.
 pub fn cosim_pacer_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
     let started = Instant::now();
-    let mut run = CaptureRun::for_block(capture, options, "pacer");
     let stimulus = match CaptureReader::open(capture) {
         Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
         Err(e) => {
+            let mut run = CaptureRun::for_block(capture, options, "pacer");
             run.ending = Ending::CaptureError(e);
             return run;
         }
     };
+    let commands = PacerStimulus {
+        commands: pacer_commands(&run_golden(setup, &stimulus)),
+        frames_read: stimulus.frames_read,
+        time: stimulus.time,
+        error: stimulus.error,
+    };
+    let mut run = cosim_pacer_stimulus(capture, commands, options, setup, &setup.regs);
+    run.elapsed = started.elapsed();
+    run
+}
+
+/// The pacer's input from a capture (or a generator).
+#[derive(Debug, Default)]
+pub struct PacerStimulus {
+    /// Commands in order, each with the frame whose event made it.
+    pub commands: Vec<(u64, PacerCommand)>,
+    pub frames_read: u64,
+    pub time: TimeBase,
+    pub error: Option<CaptureError>,
+}
+
+/// The pacer cosim of a command stream; the RTL gets `rtl_regs` (the
+/// setup's, but for the harness's own tests, which give it others).
+pub fn cosim_pacer_stimulus(
+    capture: &Path,
+    stimulus: PacerStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    rtl_regs: &metaroce_golden::cc_params::CcRegisters,
+) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, "pacer");
     let clock = Instant::now();
-    let golden_cn = run_golden(setup, &stimulus);
-    let commands = pacer_commands(&golden_cn);
-    let golden = run_golden_pacer(setup, &commands, stimulus.frames_read);
+    let golden = run_golden_pacer(setup, &stimulus.commands, stimulus.frames_read);
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
-    run.cn = Some(counts(commands.len(), 0, 0, golden.len()));
+    run.cn = Some(counts(stimulus.commands.len(), 0, 0, golden.len()));
     let expected = vec![golden.iter().map(|(f, r)| release_transaction(&stimulus.time, *f, r)).collect()];
     let repro = cn_repro(capture, options, setup, "pacer");
     let mut compare = StreamComparator::new(capture, options, repro, stimulus.time, RELEASE_STREAM, expected);
     run.phases.compare.lap(clock);
-    let ending = cosim_commands(&commands, options, setup, &mut compare, &mut run);
+    let ending = cosim_commands(&stimulus.commands, options, rtl_regs, &mut compare, &mut run);
     finish(&mut run, ending, stimulus.error, started);
     run
 }
@@ -124,13 +154,13 @@ fn check_releases(
 fn cosim_commands(
     commands: &[(u64, PacerCommand)],
     options: &CosimOptions,
-    setup: &CnSetup,
+    rtl_regs: &metaroce_golden::cc_params::CcRegisters,
     compare: &mut StreamComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut clock = Instant::now();
     let kind = if options.coverage_dat.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
-    let mut rtl = RtlPacer::new(kind, options.handshake, &setup.regs).map_err(Ending::Setup)?;
+    let mut rtl = RtlPacer::new(kind, options.handshake, rtl_regs).map_err(Ending::Setup)?;
     if let Some(wave) = &options.wave {
         rtl.sim().open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
     }

@@ -3,12 +3,17 @@
 //!
 //! Carousel-style: a packet gets its eligible time when it is handed over
 //! (GCRA on the QP's theoretical arrival time, with a burst allowance and a
-//! minimum gap) and waits in a timing wheel of `slot_count` slots, each
-//! `2^slot_shift` ns wide and a FIFO. The wheel is served in slot order; a
-//! packet leaves at its eligible time or when the link is free, whichever is
-//! later. Time is virtual: a slot is served once a command at or after its
-//! start has arrived (or at the flush), so the schedule does not depend on
-//! clock cycles.
+//! minimum gap) and waits in a hierarchical timing wheel of [`LEVELS`]
+//! levels. Level 0 has `slot_count` slots of `2^slot_shift` ns, each a
+//! FIFO; each level above has as many slots, each as wide as the whole
+//! level below (its horizon). A packet goes into the lowest level whose
+//! horizon holds its eligible time (the top level's last slot beyond that);
+//! when time reaches a slot above level 0, its packets cascade down. The
+//! wheel is served in time order, higher levels first among slots of the
+//! same start; a packet leaves at its eligible time or when the link is
+//! free, whichever is later. Time is virtual: a slot is served once a
+//! command at or after its start has arrived (or at the flush), so the
+//! schedule does not depend on clock cycles.
 //!
 //! Times are ns in Q44.20 (`u64`), rates kb/s, byte times ns per byte in
 //! Q20.20, rounded up so that no QP is ever paced faster than its rate.
@@ -32,6 +37,9 @@ pub const MIN_PACED_KBPS: u32 = 10;
 pub fn byte_time(rate_kbps: u32) -> u64 {
     BYTE_TIME_NUMERATOR.div_ceil(u64::from(rate_kbps.max(MIN_PACED_KBPS)))
 }
+
+/// Levels of the timing wheel (`rtl/roce_pacer.v`).
+pub const LEVELS: usize = 3;
 
 /// The RTL parameters of the pacer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +117,9 @@ pub struct Pacer {
     pub geometry: PacerGeometry,
     regs: CcRegisters,
     qps: Vec<QpPace>,
-    slots: Vec<VecDeque<Desc>>,
+    /// The slots of each level, and their busy bits (64 to a word).
+    slots: [Vec<VecDeque<Desc>>; LEVELS],
+    busy: [Vec<u64>; LEVELS],
     held: usize,
     /// The slot being served (absolute slot number).
     pointer: u64,
@@ -126,7 +136,8 @@ impl Pacer {
             geometry,
             regs: *regs,
             qps: vec![qp; geometry.qp_count],
-            slots: vec![VecDeque::new(); geometry.slot_count],
+            slots: std::array::from_fn(|_| vec![VecDeque::new(); geometry.slot_count]),
+            busy: std::array::from_fn(|_| vec![0; geometry.slot_count.div_ceil(64)]),
             held: 0,
             pointer: 0,
             watermark: 0,
@@ -147,35 +158,87 @@ impl Pacer {
         (slot % self.geometry.slot_count as u64) as usize
     }
 
-    /// The first busy slot at or after the pointer (absolute).
-    fn first_busy(&self) -> Option<u64> {
+    /// A level-0 slot number in `level`'s units.
+    fn at_level(&self, slot: u64, level: usize) -> u64 {
+        slot >> (level as u32 * self.geometry.slot_count.trailing_zeros())
+    }
+
+    /// The first busy slot of `level` at or after the pointer's (absolute,
+    /// in that level's units).
+    fn first_busy_of(&self, level: usize) -> Option<u64> {
+        let from = self.at_level(self.pointer, level);
+        let start = self.index(from);
+        let words = &self.busy[level];
+        // The rotated priority encoder of the RTL, a word at a time.
+        let mut index = start;
+        for step in 0..=words.len() {
+            let word = index / 64;
+            let mut bits = words[word] >> (index % 64);
+            if step == words.len() {
+                // Back at the first word: only the bits below the start.
+                bits &= (1u64 << (start % 64)).wrapping_sub(1) >> (index % 64);
+            }
+            if bits != 0 {
+                let found = index + bits.trailing_zeros() as usize;
+                let offset = (found + self.geometry.slot_count - start) % self.geometry.slot_count;
+                return Some(from + offset as u64);
+            }
+            index = ((word + 1) * 64) % self.geometry.slot_count;
+        }
+        None
+    }
+
+    fn push(&mut self, level: usize, index: usize, desc: Desc) {
+        self.slots[level][index].push_back(desc);
+        self.busy[level][index / 64] |= 1 << (index % 64);
+    }
+
+    fn pop(&mut self, level: usize, index: usize) -> Desc {
+        let desc = self.slots[level][index].pop_front().expect("a busy slot");
+        if self.slots[level][index].is_empty() {
+            self.busy[level][index / 64] &= !(1 << (index % 64));
+        }
+        desc
+    }
+
+    /// The next thing to do: the level and the slot (in that level's
+    /// units) that starts first, the higher level on a tie; the start as a
+    /// level-0 slot number.
+    fn next_event(&self) -> Option<(usize, u64, u64)> {
         if self.held == 0 {
             return None;
         }
-        (0..self.geometry.slot_count as u64)
-            .map(|k| self.pointer + k)
-            .find(|&slot| !self.slots[self.index(slot)].is_empty())
+        let bits = self.geometry.slot_count.trailing_zeros();
+        (0..LEVELS)
+            .rev()
+            .filter_map(|level| self.first_busy_of(level).map(|slot| (level, slot, slot << (level as u32 * bits))))
+            .min_by_key(|&(level, _, start)| (start, LEVELS - level))
     }
 
-    /// A packet into the wheel: its slot, or the horizon's last one.
+    /// A packet into the wheel: the lowest level whose horizon holds it,
+    /// or the top level's last slot.
     fn insert(&mut self, desc: Desc) {
-        let horizon = self.pointer + self.geometry.slot_count as u64 - 1;
-        let slot = self.slot_of(desc.eligible).min(horizon);
-        let index = self.index(slot);
-        self.slots[index].push_back(desc);
+        let slot = self.slot_of(desc.eligible);
+        let last = self.geometry.slot_count as u64 - 1;
+        for level in 0..LEVELS {
+            let (at, horizon) = (self.at_level(slot, level), self.at_level(self.pointer, level) + last);
+            if at <= horizon || level == LEVELS - 1 {
+                self.push(level, self.index(at.min(horizon)), desc);
+                return;
+            }
+        }
     }
 
     /// Serves slots that start at or before `until` (all with `None`).
     fn serve(&mut self, until: Option<u64>, out: &mut Vec<Release>) {
-        while let Some(slot) = self.first_busy() {
-            if until.is_some_and(|tick| slot > tick >> self.geometry.slot_shift) {
+        while let Some((level, slot, start)) = self.next_event() {
+            if until.is_some_and(|tick| start > tick >> self.geometry.slot_shift) {
                 return;
             }
-            self.pointer = slot;
-            let index = self.index(slot);
-            let desc = self.slots[index].pop_front().expect("a busy slot");
-            if self.slot_of(desc.eligible) > slot {
-                // Parked at the horizon: on to its slot, or the new horizon.
+            self.pointer = self.pointer.max(start);
+            let desc = self.pop(level, self.index(slot));
+            if level > 0 {
+                // Down to the level that holds it now.
                 self.insert(desc);
                 continue;
             }
@@ -199,7 +262,7 @@ impl Pacer {
     /// The start tick of the first slot holding a packet: the next time
     /// the pacer has work (for event-driven drivers).
     pub fn next_busy_tick(&self) -> Option<u64> {
-        self.first_busy().map(|slot| slot << self.geometry.slot_shift)
+        self.next_event().map(|(_, _, start)| start << self.geometry.slot_shift)
     }
 
     /// One command, after serving every slot that starts by its tick.
@@ -318,7 +381,15 @@ mod tests {
         p.command(&send(0, 0, 100), &mut out);
         p.command(&send(0, 0, 100), &mut out);
         p.flush(&mut out);
-        // 100 bytes at 1 Mb/s: 800 µs, far beyond a 16 µs horizon.
+        // 100 bytes at 1 Mb/s: 800 µs, beyond level 0's 16 µs horizon.
         assert_eq!(out[1].time, 800_000);
+        // 10 kb/s (the packet with the command still at 1 Mb/s): 80 ms,
+        // beyond level 1's 4.2 ms horizon, in level 2.
+        p.command(&PacerCommand { time: 900_000, qp: 0, rate_kbps: Some(10), send_len: Some(100) }, &mut out);
+        p.command(&send(900_000, 0, 100), &mut out);
+        p.command(&send(900_000, 0, 100), &mut out);
+        p.flush(&mut out);
+        assert_eq!(out[3].time - out[2].time, 800_000);
+        assert_eq!(out[4].time - out[3].time, 80_000_000);
     }
 }

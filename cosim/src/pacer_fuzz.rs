@@ -1,0 +1,104 @@
+//! Differential fuzzing of the pacer: golden model against the Verilated
+//! `roce_pacer` under random handshakes, on command streams of three kinds
+//! (scenario k % 3):
+//! * 0: the reaction point's output for a random CN scenario (`cn_fuzz`);
+//! * 1: random commands: rates from 0 to beyond 1 Tb/s, packets of 1 to
+//!   16 KB, QPs in and beyond the block, gaps from 0 to 50 ms;
+//! * 2: a flood: more packets than descriptors at low rates, so the pacer
+//!   refuses some and parks others beyond the horizon.
+//!
+//! Scenario k of seed S is a function of (S, k) alone:
+//! `metaroce fuzz --block pacer --seed S --first K --scenarios 1` repeats it.
+
+use std::path::PathBuf;
+
+use metaroce_golden::cn::TimeBase;
+use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
+
+use crate::cn::run_golden;
+use crate::cn_fuzz::{random_scenario, CnScenario, Dice};
+use crate::harness::{CosimOptions, Ending};
+use crate::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
+use crate::rtl::{Handshake, Model};
+
+/// Scenario `scenario` of `seed`: setup, commands and handshake.
+pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStimulus) {
+    let cn = random_scenario(seed, scenario);
+    let mut dice = Dice(seed.rotate_left(17) ^ scenario.wrapping_mul(0xA076_1D64_78BD_642F));
+    let qp_count = PacerGeometry::default().qp_count as u64;
+    let mut commands = Vec::new();
+    match scenario % 3 {
+        0 => commands = pacer_commands(&run_golden(&cn.setup, &cn.stimulus)),
+        1 => {
+            let mut tick = 0u64;
+            for i in 0..600u64 {
+                tick += match dice.below(100) {
+                    0..=39 => 0,
+                    40..=89 => dice.below(3_000),
+                    90..=98 => dice.below(200_000),
+                    _ => dice.below(50_000_000),
+                };
+                let qp = if dice.chance(3) { qp_count as u32 + dice.below(1 << 20) as u32 } else { dice.below(24) as u32 };
+                let rate = dice.chance(35).then(|| match dice.below(4) {
+                    0 => dice.below(20) as u32,
+                    1 => dice.below(10_000_000) as u32,
+                    2 => dice.below(1_600_000_000) as u32,
+                    _ => dice.next() as u32,
+                });
+                let send = (rate.is_none() || dice.chance(40)).then(|| 1 + dice.below(16_384) as u32);
+                commands.push((i + 1, PacerCommand { time: tick, qp, rate_kbps: rate, send_len: send }));
+            }
+        }
+        _ => {
+            for qp in 0..8u32 {
+                let rate = 10 + dice.below(2_000) as u32;
+                commands.push((1, PacerCommand { time: 0, qp, rate_kbps: Some(rate), send_len: None }));
+            }
+            let mut tick = 0u64;
+            for i in 0..(PacerGeometry::default().desc_count as u64 + 300) {
+                tick += dice.below(50);
+                let send = Some(64 + dice.below(1_500) as u32);
+                commands.push((i + 2, PacerCommand { time: tick, qp: dice.below(8) as u32, rate_kbps: None, send_len: send }));
+            }
+        }
+    }
+    let frames_read = commands.last().map_or(0, |(f, _)| *f);
+    let stimulus = PacerStimulus { commands, frames_read, time: TimeBase::default(), error: None };
+    (cn, stimulus)
+}
+
+/// What a pacer fuzz run compared, and its first failure.
+#[derive(Debug, Default)]
+pub struct PacerFuzzOutcome {
+    pub scenarios: u64,
+    pub commands: u64,
+    pub releases: u64,
+    pub failure: Option<String>,
+}
+
+/// Runs scenarios `first..first + count` of `seed`; stops at the first failure.
+pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
+    let mut outcome = PacerFuzzOutcome::default();
+    for scenario in first..first + count {
+        let (cn, stimulus) = random_pacer_scenario(seed, scenario);
+        outcome.commands += stimulus.commands.len() as u64;
+        let name = PathBuf::from(format!("pacer fuzz scenario {scenario} of seed {seed:#x}"));
+        let handshake = Handshake { seed: cn.handshake.seed, ..cn.handshake };
+        let options = CosimOptions::new(Model::plain(64), handshake);
+        let run = cosim_pacer_stimulus(&name, stimulus, &options, &cn.setup, &cn.setup.regs);
+        outcome.scenarios += 1;
+        let repro = format!("metaroce fuzz --block pacer --seed {seed:#x} --first {scenario} --scenarios 1");
+        match run.ending {
+            Ending::Matched => outcome.releases += run.cn.unwrap_or_default().releases,
+            Ending::Diverged(d) => {
+                outcome.failure = Some(format!("{d}\n  parameters: {:?}\n  reproduce: {repro}", cn.setup.nic.cc));
+                break;
+            }
+            other => {
+                outcome.failure = Some(format!("{}: {other:?}\n  reproduce: {repro}", name.display()));
+                break;
+            }
+        }
+    }
+    outcome
+}
