@@ -29,7 +29,8 @@
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
  * restoring division (8e6 * 2^20 / kb/s); a packet handed over takes 2
- * cycles, a release 2, a cascade step 3.
+ * cycles, a cascade step 3; the first release of a slot 2, each further
+ * packet of the slot 1 (at most one release per cycle).
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
@@ -275,6 +276,8 @@ endfunction
 wire [63:0] cmd_now = s_cmd_time > watermark_reg ? s_cmd_time : watermark_reg;
 wire        serve = (any0 || any1 || any2) && (s_cmd_valid ? next_slot <= (cmd_now >> SLOT_SHIFT) : flush);
 assign s_cmd_ready = state_reg == STATE_IDLE && !serve;
+// The level-0 slot being served (at the pointer) may go on.
+wire        serve_again = s_cmd_valid ? pointer_reg <= (cmd_now >> SLOT_SHIFT) : flush;
 wire        cmd_take = s_cmd_valid && s_cmd_ready;
 wire        cmd_in_range = {8'd0, s_cmd_qp} < QP_COUNT;
 
@@ -470,6 +473,14 @@ always @* begin
                 free_head_next = pop_desc_reg;
                 held_next = held_reg - 1'b1;
                 state_next = STATE_IDLE;
+                if (slot_tail_mem[pop_slot_reg] != pop_desc_reg && serve_again) begin
+                    // The slot's next packet, back to back: nothing can come
+                    // before it, so no decision is needed.
+                    pop_desc_next = desc_next_mem[pop_desc_reg];
+                    desc_rd_en = 1'b1;
+                    desc_rd_addr = desc_next_mem[pop_desc_reg];
+                    state_next = STATE_POP;
+                end
             end
         end
         STATE_REINSERT: begin
