@@ -38,7 +38,8 @@ pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStim
                     90..=98 => dice.below(200_000),
                     _ => dice.below(50_000_000),
                 };
-                let qp = if dice.chance(3) { qp_count as u32 + dice.below(1 << 20) as u32 } else { dice.below(24) as u32 };
+                let qp =
+                    if dice.chance(3) { qp_count as u32 + dice.below(1 << 20) as u32 } else { dice.below(24) as u32 };
                 let rate = dice.chance(35).then(|| match dice.below(4) {
                     0 => dice.below(20) as u32,
                     1 => dice.below(10_000_000) as u32,
@@ -58,7 +59,10 @@ pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStim
             for i in 0..(PacerGeometry::default().desc_count as u64 + 300) {
                 tick += dice.below(50);
                 let send = Some(64 + dice.below(1_500) as u32);
-                commands.push((i + 2, PacerCommand { time: tick, qp: dice.below(8) as u32, rate_kbps: None, send_len: send }));
+                commands.push((
+                    i + 2,
+                    PacerCommand { time: tick, qp: dice.below(8) as u32, rate_kbps: None, send_len: send },
+                ));
             }
         }
     }

@@ -13,8 +13,8 @@
 //!   `rate * (T_j - T_i)`, against the allowance. Release ticks are whole
 //!   ns rounded up, so the bound is the allowance plus `rate * 1 ns`.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::Write;
 use std::time::Instant;
 

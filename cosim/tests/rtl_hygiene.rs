@@ -1,14 +1,22 @@
 //! RTL hygiene: Verilator -Wall lint of every block at every legal
-//! DATA_WIDTH (assertions on and off), refusal of illegal widths at
-//! elaboration, and Yosys synthesis with no latches and no combinational
-//! loops at 64 and 512 bits.
+//! DATA_WIDTH (assertions on and off) and of the pacer at its extreme
+//! geometries, refusal of illegal parameters at elaboration, and Yosys
+//! synthesis with no latches and no combinational loops.
 
 mod common;
 
 use std::process::Command;
 
-/// Every Verilated block: its top module and source list (top first).
-const BLOCKS: [(&str, &str); 2] = [("roce_parser", "rtl/parser.f"), ("roce_cn", "rtl/cn.f")];
+/// Every block with a DATA_WIDTH: its top module and source list (top first).
+const BLOCKS: [(&str, &str); 3] =
+    [("roce_parser", "rtl/parser.f"), ("roce_cn", "rtl/cn.f"), ("roce_pipeline", "rtl/pipeline.f")];
+
+/// The pacer's geometries: default, smallest, largest.
+const PACER_GEOMETRIES: [&[&str]; 3] = [
+    &[],
+    &["-GQP_COUNT=1", "-GSLOT_COUNT=2", "-GSLOT_SHIFT=0", "-GDESC_COUNT=2"],
+    &["-GQP_COUNT=65536", "-GSLOT_COUNT=1024", "-GSLOT_SHIFT=20", "-GDESC_COUNT=65536"],
+];
 
 /// A block's source list, as its `.f` file gives it.
 fn sources(list: &str) -> Vec<String> {
@@ -16,9 +24,9 @@ fn sources(list: &str) -> Vec<String> {
     list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(String::from).collect()
 }
 
-fn verilator_lint(top: &str, list: &str, width: u32, assertions: bool) -> std::process::Output {
+fn verilator_lint(top: &str, list: &str, params: &[String], assertions: bool) -> std::process::Output {
     let mut cmd = Command::new("verilator");
-    cmd.args(["--lint-only", "-Wall", &format!("-GDATA_WIDTH={width}"), "--top-module", top]);
+    cmd.args(["--lint-only", "-Wall", "--top-module", top]).args(params);
     if assertions {
         cmd.arg("+define+METAROCE_ASSERTIONS");
     }
@@ -33,7 +41,7 @@ fn verilator_lint_is_clean_at_every_legal_width() {
     for (top, list) in BLOCKS {
         for width in [64, 128, 256, 512] {
             for assertions in [false, true] {
-                let out = verilator_lint(top, list, width, assertions);
+                let out = verilator_lint(top, list, &[format!("-GDATA_WIDTH={width}")], assertions);
                 let stderr = String::from_utf8_lossy(&out.stderr);
                 assert!(
                     out.status.success() && !stderr.contains("%Warning"),
@@ -41,6 +49,39 @@ fn verilator_lint_is_clean_at_every_legal_width() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_pacer_lints_clean_at_its_extreme_geometries() {
+    for geometry in PACER_GEOMETRIES {
+        for assertions in [false, true] {
+            let params: Vec<String> = geometry.iter().map(|p| p.to_string()).collect();
+            let out = verilator_lint("roce_pacer", "rtl/pacer.f", &params, assertions);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success() && !stderr.contains("%Warning"), "{geometry:?} {assertions}:\n{stderr}");
+        }
+    }
+}
+
+#[test]
+fn illegal_pacer_geometries_are_refused_at_elaboration() {
+    for (param, message) in [
+        ("-GSLOT_COUNT=3", "SLOT_COUNT must be"),
+        ("-GDESC_COUNT=1000", "DESC_COUNT must be"),
+        ("-GSLOT_SHIFT=21", "SLOT_SHIFT must be"),
+        ("-GQP_COUNT=0", "QP_COUNT must be"),
+    ] {
+        let out = Command::new("verilator")
+            .args(["--cc", "-Mdir"])
+            .arg(std::env::temp_dir().join(format!("metaroce-badpacer-{}-{}", &param[2..6], std::process::id())))
+            .args([param, "--top-module", "roce_pacer"])
+            .args(sources("rtl/pacer.f"))
+            .current_dir(common::workspace())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(message), "{param}:\n{stderr}");
     }
 }
 
@@ -73,17 +114,23 @@ fn yosys_synthesizes_without_latches_or_loops() {
     // into hundreds of thousands of flip-flops. The Xilinx flow stays
     // hierarchical: flattened, its mapping takes far longer
     // (ci/synth-report.sh records the figures).
+    // The pacer (no data width) and the whole top map to Xilinx cells too.
     let runs = [
-        ("roce_parser", "rtl/parser.f", "synth", "-flatten"),
-        ("roce_parser", "rtl/parser.f", "synth_xilinx", ""),
-        ("roce_cn", "rtl/cn.f", "synth_xilinx", ""),
+        ("roce_parser", "rtl/parser.f", "synth", "-flatten", 64),
+        ("roce_parser", "rtl/parser.f", "synth", "-flatten", 512),
+        ("roce_parser", "rtl/parser.f", "synth_xilinx", "", 64),
+        ("roce_parser", "rtl/parser.f", "synth_xilinx", "", 512),
+        ("roce_cn", "rtl/cn.f", "synth_xilinx", "", 64),
+        ("roce_cn", "rtl/cn.f", "synth_xilinx", "", 512),
+        ("roce_pacer", "rtl/pacer.f", "synth_xilinx", "", 0),
+        ("roce_pipeline", "rtl/pipeline.f", "synth_xilinx", "", 64),
     ];
     let children: Vec<_> = runs
         .iter()
-        .flat_map(|&run| [64u32, 512].map(move |width| (run, width)))
-        .map(|((top, list, flow, options), width)| {
+        .map(|&(top, list, flow, options, width)| {
+            let chparam = if width == 0 { String::new() } else { format!("chparam -set DATA_WIDTH {width} {top}; ") };
             let script = format!(
-                "read_verilog {}; chparam -set DATA_WIDTH {width} {top}; {flow} -top {top} {options}; \
+                "read_verilog {}; {chparam}{flow} -top {top} {options}; \
                  check -assert; select -assert-none t:$dlatch t:$_DLATCH_* t:LDCE t:LDPE; stat",
                 sources(list).join(" ")
             );

@@ -1,0 +1,193 @@
+//! The pacer and the pipeline top: cosim on every capture under random
+//! handshakes (the pacer alone, the top at both widths), the harness
+//! catching a wrong RTL, random command streams, the paced capture that
+//! `replay --out-pcap` writes, one release per cycle, bad parameters.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use metaroce_cosim::capture::{CaptureReader, Frame};
+use metaroce_cosim::cn::{CnOverrides, CnSetup};
+use metaroce_cosim::harness::{with_wave, CosimOptions, Ending};
+use metaroce_cosim::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, cosim_top_capture, PacerStimulus};
+use metaroce_cosim::pacer_fuzz::run_pacer_fuzz;
+use metaroce_cosim::report::DivergenceKind;
+use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
+use metaroce_cosim::wave::WaveFormat;
+use metaroce_golden::pacer::PacerCommand;
+
+fn setup_of(capture: &str) -> (std::path::PathBuf, CnSetup) {
+    let path = common::pcaps().join(capture);
+    let setup = CnSetup::for_capture(&path, &CnOverrides::default()).unwrap();
+    (path, setup)
+}
+
+#[test]
+fn every_capture_matches_in_the_pacer_and_the_top_under_random_handshakes() {
+    let seed = common::seed("pacer and top regression");
+    let (mut failures, mut releases, mut top_releases, mut top_cnps) = (Vec::new(), 0, 0, 0);
+    for capture in common::captures() {
+        let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+        let handshake = Handshake { seed, idle_pct: 25, stall_pct: 25 };
+        let mut runs = vec![cosim_pacer_capture(&capture, &CosimOptions::new(Model::plain(64), handshake), &setup)];
+        for width in DATA_WIDTHS {
+            runs.push(cosim_top_capture(&capture, &CosimOptions::new(Model::plain(width), handshake), &setup));
+        }
+        for run in runs {
+            match run.ending {
+                Ending::Matched => {
+                    assert_eq!(run.frames_matched, run.frames_read, "{}", capture.display());
+                    let counts = run.cn.unwrap();
+                    if run.block == "pacer" {
+                        releases += counts.releases;
+                    } else {
+                        top_releases += counts.releases;
+                        top_cnps += counts.cnps;
+                    }
+                }
+                Ending::Diverged(report) => failures.push(report.to_string()),
+                other => failures.push(format!("{} {}: {other:?}", run.block, capture.display())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(releases > 10_000, "too few releases compared: {releases}");
+    assert!(top_releases == 2 * releases && top_cnps > 200, "top: {top_releases} releases, {top_cnps} CNPs");
+}
+
+#[test]
+fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
+    let (capture, setup) = setup_of("cn/dcqcn_stages.pcap");
+    let options = CosimOptions::new(Model::plain(64), Handshake { seed: 3, idle_pct: 10, stall_pct: 10 });
+    let stimulus = || {
+        let reader = &mut CaptureReader::open(&capture).unwrap();
+        let cn = metaroce_cosim::cn::read_stimulus(reader, &setup, &Default::default());
+        let golden = metaroce_cosim::cn::run_golden(&setup, &cn);
+        PacerStimulus {
+            commands: metaroce_cosim::pacer::pacer_commands(&golden),
+            frames_read: cn.frames_read,
+            time: cn.time,
+            error: None,
+        }
+    };
+    // A minimum gap the golden model does not have: the capture's packets,
+    // 1 µs apart at line rate, wait.
+    let mut wrong = setup.regs;
+    wrong.min_gap_ns = 1500;
+    let run = cosim_pacer_stimulus(&capture, stimulus(), &options, &setup, &wrong);
+    let Ending::Diverged(d) = run.ending else { panic!("no divergence: {:?}", run.ending) };
+    assert_eq!((d.kind, d.block), (DivergenceKind::Mismatch, "pacer.release"), "{d}");
+    assert_eq!(d.diffs.iter().map(|f| f.field.as_str()).collect::<Vec<_>>(), ["tick"], "{d}");
+    assert!(d.repro.contains("--block pacer") && d.frame > 0 && d.cycle > 0, "{d}");
+
+    let fst = common::scratch("pacer-divergence.fst");
+    let rerun = with_wave(
+        |o| cosim_pacer_stimulus(&capture, stimulus(), o, &setup, &wrong),
+        &options,
+        &fst,
+        WaveFormat::Fst,
+        50,
+        10,
+    );
+    assert!(matches!(rerun.ending, Ending::Diverged(_)), "{:?}", rerun.ending);
+    assert!(std::fs::metadata(&fst).unwrap().len() > 1000, "an empty waveform");
+}
+
+/// Random command streams (`metaroce fuzz --block pacer` runs the same
+/// scenarios, longer): reaction-point output, random commands and floods.
+#[test]
+fn random_command_streams_match_between_golden_model_and_rtl() {
+    let seed = common::seed("pacer random streams");
+    let outcome = run_pacer_fuzz(seed, 0, 150);
+    if let Some(failure) = outcome.failure {
+        panic!("{failure}");
+    }
+    assert!(outcome.releases > 100_000, "too little compared: {} releases", outcome.releases);
+}
+
+fn metaroce(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_metaroce")).args(args).current_dir(common::workspace()).output().unwrap()
+}
+
+#[test]
+fn out_pcap_writes_the_sent_frames_at_their_release_times() {
+    let capture = "pcaps/cn/dcqcn_stages.pcap";
+    let paced = common::scratch("paced.pcap");
+    for model in ["golden", "rtl"] {
+        let out =
+            metaroce(&["replay", capture, "--block", "pacer", "--model", model, "--out-pcap", paced.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let releases: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|v: &serde_json::Value| v["event"] == "release")
+            .collect();
+        assert!(releases.len() > 1000, "{model}: {} releases", releases.len());
+        for r in &releases {
+            for key in ["qp", "len", "time_ns", "tick"] {
+                assert!(r.get(key).is_some(), "{model}: {r} lacks {key}");
+            }
+        }
+        // The paced capture: every release, at its time, with the frame sent.
+        let mut reader = CaptureReader::open(&paced).unwrap();
+        let mut frame = Frame::default();
+        let mut written = Vec::new();
+        while reader.read_next(&mut frame).unwrap() {
+            written.push((frame.time_ns, frame.data.len() as u64));
+        }
+        let expected: Vec<(u64, u64)> =
+            releases.iter().map(|r| (r["time_ns"].as_u64().unwrap(), r["len"].as_u64().unwrap())).collect();
+        assert_eq!(written, expected, "{model}");
+    }
+    // tshark reads it as the RoCE frames they were.
+    let out = Command::new("tshark")
+        .args(["-r", paced.to_str().unwrap(), "-T", "fields", "-e", "infiniband.bth.opcode"])
+        .output()
+        .expect("tshark runs (apt-get install tshark, or ci/setup.sh)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let opcodes: HashMap<&str, usize> = text.lines().fold(HashMap::new(), |mut m, l| {
+        *m.entry(l.trim()).or_default() += 1;
+        m
+    });
+    assert!(out.status.success() && opcodes.keys().all(|k| !k.is_empty()), "{opcodes:?}");
+}
+
+#[test]
+fn a_slot_of_packets_leaves_one_per_cycle() {
+    // A 1500-byte packet at 1 Gb/s puts the QP 12 µs ahead (within level
+    // 0's 16 µs: no cascade); then 200
+    // packets of 64 bytes at 400 Gb/s (1.28 ns apart, 50 to a 64-ns slot)
+    // queue behind it and leave at the flush.
+    let (capture, setup) = setup_of("cn/dcqcn_stages.pcap");
+    let rate = |kbps| PacerCommand { time: 0, qp: 5, rate_kbps: Some(kbps), send_len: None };
+    let send = |len| PacerCommand { time: 0, qp: 5, rate_kbps: None, send_len: Some(len) };
+    let mut commands = vec![(1, rate(1_000_000)), (2, send(1500)), (3, rate(400_000_000))];
+    commands.extend((0..200).map(|i| (4 + i, send(64))));
+    let stimulus = PacerStimulus { commands, frames_read: 203, ..Default::default() };
+    let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
+    let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
+    assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
+    // Two rate changes (division and hand-over, 46 each), 201 packets in
+    // (2 each), the big one out (2), then 200 releases: 1 each and 1 more
+    // per slot (at most 6 slots), and the last idle cycle.
+    let bound = 2 * 46 + 2 * 201 + 2 + 200 + 6 + 2;
+    assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
+}
+
+#[test]
+fn bad_pacer_parameters_are_refused_by_name() {
+    let capture = "pcaps/cn/dcqcn_stages.pcap";
+    for (param, expect) in [
+        ("pacer_burst_bytes=70000", "pacer_burst_bytes"),
+        ("pacer_start_rate=200000", "pacer_start_rate"),
+        ("pacer_min_gap_ns=x", "not a decimal"),
+    ] {
+        let out = metaroce(&["cosim", capture, "--block", "pacer", "--cc-param", param]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(expect), "{param}: {stderr}");
+    }
+    let out = metaroce(&["fuzz", "--block", "top"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("fuzz its blocks"));
+}
