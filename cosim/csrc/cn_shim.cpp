@@ -27,70 +27,25 @@ struct CnSim : MrSim {
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
-struct CnSimW final : CnSim {
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Model> top;
-    MrTrace<Model, TRACED> trace;
-    MrRng rng;
+struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
+    using Base = MrModel<Model, TRACED, COVERED, CnSim>;
+    MR_MODEL_NAMES(Base);
     uint32_t idle_pct, stall_pct;
     bool presenting = false;  // the current event is on offer (held until taken)
     MrCnpCollector<W> cnp;
 
     CnSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cn_config& cfg)
-        : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        ctx->randReset(2);
-        ctx->randSeed(mr_x_seed(seed));
-        ctx->fatalOnError(false);
-        if (TRACED) ctx->traceEverOn(true);
-        top.reset(new Model(ctx.get(), "cn"));
+        : Base(seed, "cn"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        top->cfg_metaroce = cfg.metaroce;
-        top->cfg_cnp_interval = cfg.cnp_interval;
-        top->cfg_cnp_dscp = cfg.cnp_dscp;
-        top->cfg_cnp_pcp = cfg.cnp_pcp;
-        top->cfg_line_rate = cfg.line_rate;
-        top->cfg_min_rate = cfg.min_rate;
-        top->cfg_min_dec = cfg.min_dec;
-        top->cfg_g = cfg.g;
-        top->cfg_alpha_period = cfg.alpha_period;
-        top->cfg_time_reset = cfg.time_reset;
-        top->cfg_byte_reset = cfg.byte_reset;
-        top->cfg_threshold = cfg.threshold;
-        top->cfg_ai_rate = cfg.ai_rate;
-        top->cfg_hai_rate = cfg.hai_rate;
-        top->cfg_initial_alpha = cfg.initial_alpha;
-        top->cfg_first_cnp_rate = cfg.first_cnp_rate;
-        top->cfg_clamp_tgt = cfg.clamp_tgt;
-        top->clk = 0;
-        top->rst = 1;
+        mr_apply_cn_config(top.get(), cfg);
         top->s_evt_valid = 0;
         top->s_qpctx_valid = 0;
         top->m_axis_tready = 0;
         top->m_rate_ready = 0;
-        for (int i = 0; i < 4; ++i) {
-            top->eval();
-            tick();
-        }
-        top->rst = 0;
-        cycle = 0;
         // The RAM clearing sweep: until the QP context port is ready.
-        top->eval();
-        while (!top->s_qpctx_ready && assertion.empty()) {
-            tick();
-            top->eval();
-        }
-        cycle = 0;
+        this->reset([this] { return top->s_qpctx_ready; });
     }
 
-    ~CnSimW() override { trace_close(); }
-
-    void tick() {
-        top->clk = 1;
-        top->eval();
-        trace.dump(cycle, true);
-        top->clk = 0;
-        ++cycle;
-    }
 
     void set_event(const mr_cn_event& e) {
         top->s_evt_kind = e.kind;
@@ -148,55 +103,18 @@ struct CnSimW final : CnSim {
         MrEvaluating evaluating(this);
         *cnp_count = 0;
         *rate_count = 0;
-        size_t next = 0;
-        for (uint64_t c = 0; c < max_cycles && *cnp_count < cnp_cap && *rate_count < rate_cap && assertion.empty();
-             ++c) {
-            const mr_cn_event* offer = nullptr;
-            if (next < n) {
-                if (presenting || !rng.percent(idle_pct)) {
-                    presenting = true;
-                    offer = &events[next];
-                }
-            } else if (n != 0) {
-                break;  // every event taken: the caller sends more
-            } else {
+        return mr_offer_each(
+            *this, rng, idle_pct, presenting, events, n, max_cycles,
+            [&] { return *cnp_count >= cnp_cap || *rate_count >= rate_cap; },
+            [&] {
                 top->s_evt_valid = 0;
                 top->eval();
-                if (!top->busy) break;  // drained
-            }
-            if (cycle_once(offer, cnps, cnp_count, rates, rate_count)) {
-                presenting = false;
-                ++next;
-            }
-        }
-        return next;
+                return !top->busy;
+            },
+            [&](const mr_cn_event* offer) { return cycle_once(offer, cnps, cnp_count, rates, rate_count); });
     }
 
-    bool load_qp(uint64_t local, uint64_t remote) override {
-        MrEvaluating evaluating(this);
-        top->s_qpctx_valid = 1;
-        top->s_qpctx_local = local;
-        top->s_qpctx_remote = remote;
-        for (int i = 0; i < 1000; ++i) {
-            top->eval();
-            const bool taken = top->s_qpctx_ready;
-            tick();
-            if (taken) {
-                top->s_qpctx_valid = 0;
-                return true;
-            }
-        }
-        top->s_qpctx_valid = 0;
-        return false;
-    }
-
-    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        return trace.open(top.get(), path, from, to);
-    }
-
-    void trace_close() override { trace.close(); }
-
-    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
+    bool load_qp(uint64_t local, uint64_t remote) override { return this->load_qp_port(local, remote); }
 };
 
 }  // namespace

@@ -11,6 +11,15 @@ struct mr_pacer_config {
     uint64_t burst_bytes, min_gap, line_byte_time, start_byte_time;
 };
 
+// Drives the pacer's cfg_* ports.
+template <class Top>
+void mr_apply_pacer_config(Top* top, const mr_pacer_config& c) {
+    top->cfg_burst_bytes = c.burst_bytes;
+    top->cfg_min_gap = c.min_gap;
+    top->cfg_line_byte_time = c.line_byte_time;
+    top->cfg_start_byte_time = c.start_byte_time;
+}
+
 // One s_cmd_* transaction.
 struct mr_pacer_command {
     uint64_t time, qp, rate_valid, rate, send, len;
@@ -20,6 +29,19 @@ struct mr_pacer_command {
 struct mr_pacer_release {
     uint64_t cycle, time, qp, len, drop;
 };
+
+// Collects the m_rel_* transaction of this cycle, if any, into rels[*count].
+template <class Top>
+void mr_collect_release(Top* top, uint64_t cycle, mr_pacer_release* rels, size_t* count) {
+    if (top->m_rel_valid && top->m_rel_ready) {
+        mr_pacer_release* r = &rels[(*count)++];
+        r->cycle = cycle;
+        r->time = top->m_rel_time;
+        r->qp = top->m_rel_qp;
+        r->len = top->m_rel_len;
+        r->drop = top->m_rel_drop;
+    }
+}
 
 // The pipeline top's configuration (rtl/roce_pipeline.v).
 struct mr_pipeline_config {

@@ -22,54 +22,23 @@ struct PacerSim : MrSim {
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
-struct PacerSimW final : PacerSim {
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Model> top;
-    MrTrace<Model, TRACED> trace;
-    MrRng rng;
+struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
+    using Base = MrModel<Model, TRACED, COVERED, PacerSim>;
+    MR_MODEL_NAMES(Base);
     uint32_t idle_pct, stall_pct;
     bool presenting = false;
 
     PacerSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_pacer_config& cfg)
-        : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        ctx->randReset(2);
-        ctx->randSeed(mr_x_seed(seed));
-        ctx->fatalOnError(false);
-        if (TRACED) ctx->traceEverOn(true);
-        top.reset(new Model(ctx.get(), "pacer"));
+        : Base(seed, "pacer"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        top->cfg_burst_bytes = cfg.burst_bytes;
-        top->cfg_min_gap = cfg.min_gap;
-        top->cfg_line_byte_time = cfg.line_byte_time;
-        top->cfg_start_byte_time = cfg.start_byte_time;
-        top->clk = 0;
-        top->rst = 1;
+        mr_apply_pacer_config(top.get(), cfg);
         top->s_cmd_valid = 0;
         top->flush = 0;
         top->m_rel_ready = 0;
-        for (int i = 0; i < 4; ++i) {
-            top->eval();
-            tick();
-        }
-        top->rst = 0;
         // The RAM sweep: until the pacer is idle.
-        top->eval();
-        while (top->busy && assertion.empty()) {
-            tick();
-            top->eval();
-        }
-        cycle = 0;
+        this->reset([this] { return !top->busy; });
     }
 
-    ~PacerSimW() override { trace_close(); }
-
-    void tick() {
-        top->clk = 1;
-        top->eval();
-        trace.dump(cycle, true);
-        top->clk = 0;
-        ++cycle;
-    }
 
     // One cycle; returns whether the offered command was taken.
     bool cycle_once(const mr_pacer_command* offer, bool flush, mr_pacer_release* rels, size_t* rel_count) {
@@ -87,14 +56,7 @@ struct PacerSimW final : PacerSim {
         top->eval();
         trace.dump(cycle, false);
         const bool taken = offer && top->s_cmd_ready;
-        if (top->m_rel_valid && top->m_rel_ready) {
-            mr_pacer_release* r = &rels[(*rel_count)++];
-            r->cycle = cycle;
-            r->time = top->m_rel_time;
-            r->qp = top->m_rel_qp;
-            r->len = top->m_rel_len;
-            r->drop = top->m_rel_drop;
-        }
+        mr_collect_release(top.get(), cycle, rels, rel_count);
         tick();
         return taken;
     }
@@ -103,37 +65,16 @@ struct PacerSimW final : PacerSim {
                 uint64_t max_cycles) override {
         MrEvaluating evaluating(this);
         *rel_count = 0;
-        size_t next = 0;
-        for (uint64_t c = 0; c < max_cycles && *rel_count < rel_cap && assertion.empty(); ++c) {
-            const mr_pacer_command* offer = nullptr;
-            if (next < n) {
-                if (presenting || !rng.percent(idle_pct)) {
-                    presenting = true;
-                    offer = &cmds[next];
-                }
-            } else if (n != 0) {
-                break;  // every command taken: the caller sends more
-            } else {
+        return mr_offer_each(
+            *this, rng, idle_pct, presenting, cmds, n, max_cycles, [&] { return *rel_count >= rel_cap; },
+            [&] {
                 top->s_cmd_valid = 0;
                 top->flush = 1;
                 top->eval();
-                if (!top->busy) break;  // flushed
-            }
-            if (cycle_once(offer, n == 0, rels, rel_count)) {
-                presenting = false;
-                ++next;
-            }
-        }
-        return next;
+                return !top->busy;
+            },
+            [&](const mr_pacer_command* offer) { return cycle_once(offer, n == 0, rels, rel_count); });
     }
-
-    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        return trace.open(top.get(), path, from, to);
-    }
-
-    void trace_close() override { trace.close(); }
-
-    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
 };
 
 }  // namespace

@@ -37,12 +37,10 @@ struct ParserSim : MrSim {
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
-struct ParserSimW final : ParserSim {
+struct ParserSimW final : MrModel<Model, TRACED, COVERED, ParserSim> {
+    using Base = MrModel<Model, TRACED, COVERED, ParserSim>;
+    MR_MODEL_NAMES(Base);
     static constexpr int KEEP = W / 8;
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Model> top;
-    MrTrace<Model, TRACED> trace;
-    MrRng rng;
     uint32_t idle_pct, stall_pct;
     // The beat on offer: built once when first presented, then held
     // unchanged until taken, as AXI-Stream requires.
@@ -53,34 +51,13 @@ struct ParserSimW final : ParserSim {
     uint8_t beat[KEEP] = {};
 
     ParserSimW(uint64_t seed, uint32_t idle, uint32_t stall)
-        : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        ctx->randReset(2);  // X and initial values random, from randSeed
-        ctx->randSeed(mr_x_seed(seed));
-        ctx->fatalOnError(false);
-        if (TRACED) ctx->traceEverOn(true);
-        top.reset(new Model(ctx.get(), "parser"));
+        : Base(seed, "parser"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        top->clk = 0;
-        top->rst = 1;
         top->s_axis_tvalid = 0;
         top->m_meta_ready = 0;
-        for (int i = 0; i < 4; ++i) {
-            top->eval();
-            tick();
-        }
-        top->rst = 0;
-        cycle = 0;
+        this->reset([] { return true; });
     }
 
-    ~ParserSimW() override { trace_close(); }
-
-    void tick() {
-        top->clk = 1;
-        top->eval();
-        trace.dump(cycle, true);
-        top->clk = 0;
-        ++cycle;
-    }
 
     // One clock cycle with the given source beat (or none); returns whether
     // the beat was taken and appends any record handed out.
@@ -191,14 +168,6 @@ struct ParserSimW final : ParserSim {
         MrEvaluating evaluating(this);
         for (uint64_t i = 0; i < cycles; ++i) cycle_once(false, false, 0, false, nullptr, nullptr);
     }
-
-    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        return trace.open(top.get(), path, from, to);
-    }
-
-    void trace_close() override { trace.close(); }
-
-    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
 };
 
 }  // namespace

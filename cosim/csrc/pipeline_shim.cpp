@@ -26,12 +26,10 @@ struct PipelineSim : MrSim {
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
-struct PipelineSimW final : PipelineSim {
+struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
+    using Base = MrModel<Model, TRACED, COVERED, PipelineSim>;
+    MR_MODEL_NAMES(Base);
     static constexpr int KEEP = W / 8;
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Model> top;
-    MrTrace<Model, TRACED> trace;
-    MrRng rng;
     uint32_t idle_pct, stall_pct;
     // The beat on offer, held until taken.
     size_t offset = 0;
@@ -42,67 +40,21 @@ struct PipelineSimW final : PipelineSim {
     MrCnpCollector<W> cnp;
 
     PipelineSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_pipeline_config& cfg)
-        : ctx(new VerilatedContext), rng{seed}, idle_pct(idle), stall_pct(stall) {
-        ctx->randReset(2);
-        ctx->randSeed(mr_x_seed(seed));
-        ctx->fatalOnError(false);
-        if (TRACED) ctx->traceEverOn(true);
-        top.reset(new Model(ctx.get(), "pipeline"));
+        : Base(seed, "pipeline"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        const mr_cn_config& c = cfg.cn;
         top->cfg_local_mac_valid = cfg.local_mac_valid;
         top->cfg_local_mac = cfg.local_mac;
-        top->cfg_metaroce = c.metaroce;
-        top->cfg_cnp_interval = c.cnp_interval;
-        top->cfg_cnp_dscp = c.cnp_dscp;
-        top->cfg_cnp_pcp = c.cnp_pcp;
-        top->cfg_line_rate = c.line_rate;
-        top->cfg_min_rate = c.min_rate;
-        top->cfg_min_dec = c.min_dec;
-        top->cfg_g = c.g;
-        top->cfg_alpha_period = c.alpha_period;
-        top->cfg_time_reset = c.time_reset;
-        top->cfg_byte_reset = c.byte_reset;
-        top->cfg_threshold = c.threshold;
-        top->cfg_ai_rate = c.ai_rate;
-        top->cfg_hai_rate = c.hai_rate;
-        top->cfg_initial_alpha = c.initial_alpha;
-        top->cfg_first_cnp_rate = c.first_cnp_rate;
-        top->cfg_clamp_tgt = c.clamp_tgt;
-        top->cfg_burst_bytes = cfg.pacer.burst_bytes;
-        top->cfg_min_gap = cfg.pacer.min_gap;
-        top->cfg_line_byte_time = cfg.pacer.line_byte_time;
-        top->cfg_start_byte_time = cfg.pacer.start_byte_time;
-        top->clk = 0;
-        top->rst = 1;
+        mr_apply_cn_config(top.get(), cfg.cn);
+        mr_apply_pacer_config(top.get(), cfg.pacer);
         top->s_axis_tvalid = 0;
         top->s_qpctx_valid = 0;
         top->flush = 0;
         top->m_axis_tready = 0;
         top->m_rel_ready = 0;
-        for (int i = 0; i < 4; ++i) {
-            top->eval();
-            tick();
-        }
-        top->rst = 0;
         // The RAM sweeps: until the QP context port is ready and nothing is busy.
-        top->eval();
-        while ((!top->s_qpctx_ready || top->busy) && assertion.empty()) {
-            tick();
-            top->eval();
-        }
-        cycle = 0;
+        this->reset([this] { return top->s_qpctx_ready && !top->busy; });
     }
 
-    ~PipelineSimW() override { trace_close(); }
-
-    void tick() {
-        top->clk = 1;
-        top->eval();
-        trace.dump(cycle, true);
-        top->clk = 0;
-        ++cycle;
-    }
 
     void set_user(const mr_pipeline_frame& f, bool last) {
         const uint64_t err = last && f.mac_error ? 1 : 0;
@@ -138,14 +90,7 @@ struct PipelineSimW final : PipelineSim {
             r->sent = top->mon_rate_sent;
             r->len = top->mon_rate_len;
         }
-        if (top->m_rel_valid && top->m_rel_ready) {
-            mr_pacer_release* r = &rels[(*rel_count)++];
-            r->cycle = cycle;
-            r->time = top->m_rel_time;
-            r->qp = top->m_rel_qp;
-            r->len = top->m_rel_len;
-            r->drop = top->m_rel_drop;
-        }
+        mr_collect_release(top.get(), cycle, rels, rel_count);
         tick();
         return taken;
     }
@@ -195,31 +140,7 @@ struct PipelineSimW final : PipelineSim {
         return next;
     }
 
-    bool load_qp(uint64_t local, uint64_t remote) override {
-        MrEvaluating evaluating(this);
-        top->s_qpctx_valid = 1;
-        top->s_qpctx_local = local;
-        top->s_qpctx_remote = remote;
-        for (int i = 0; i < 1000; ++i) {
-            top->eval();
-            const bool taken = top->s_qpctx_ready;
-            tick();
-            if (taken) {
-                top->s_qpctx_valid = 0;
-                return true;
-            }
-        }
-        top->s_qpctx_valid = 0;
-        return false;
-    }
-
-    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
-        return trace.open(top.get(), path, from, to);
-    }
-
-    void trace_close() override { trace.close(); }
-
-    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
+    bool load_qp(uint64_t local, uint64_t remote) override { return this->load_qp_port(local, remote); }
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "verilated.h"
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
 
@@ -106,3 +107,116 @@ bool mr_coverage_write(VerilatedContext* ctx, const char* path) {
         return false;
     }
 }
+
+// The names a shim's model uses from its MrModel base (a dependent base).
+#define MR_MODEL_NAMES(Base) \
+    using Base::assertion;   \
+    using Base::cycle;       \
+    using Base::rng;         \
+    using Base::tick;        \
+    using Base::top;         \
+    using Base::trace
+
+// Offers items[0..n) in order, one on offer at a time and held until taken,
+// with idle_pct idle cycles before an offer (AXI-Stream sources), for at
+// most max_cycles cycles or until full(); n = 0 clocks with nothing on
+// offer until drained(). cycle_once(offer or null) runs one cycle and says
+// whether the offer was taken. Returns the items taken.
+template <class Item, class Full, class Drained, class Once>
+size_t mr_offer_each(MrSim& sim, MrRng& rng, uint32_t idle_pct, bool& presenting, const Item* items, size_t n,
+                     uint64_t max_cycles, Full full, Drained drained, Once cycle_once) {
+    size_t next = 0;
+    for (uint64_t c = 0; c < max_cycles && !full() && sim.assertion.empty(); ++c) {
+        const Item* offer = nullptr;
+        if (next < n) {
+            if (presenting || !rng.percent(idle_pct)) {
+                presenting = true;
+                offer = &items[next];
+            }
+        } else if (n != 0 || drained()) {
+            break;  // every item taken (the caller sends more), or drained
+        }
+        if (cycle_once(offer)) {
+            presenting = false;
+            ++next;
+        }
+    }
+    return next;
+}
+
+// One Verilated model with its context, trace and seeded dice: what the
+// simulation of every block shares. Base is the block's interface (an
+// MrSim); callers hold an MrEvaluating around anything that evaluates.
+template <class Model, bool TRACED, bool COVERED, class Base>
+struct MrModel : Base {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Model> top;
+    MrTrace<Model, TRACED> trace;
+    MrRng rng;
+
+    MrModel(uint64_t seed, const char* name) : ctx(new VerilatedContext), rng{seed} {
+        ctx->randReset(2);  // X and initial values random, from randSeed
+        ctx->randSeed(mr_x_seed(seed));
+        ctx->fatalOnError(false);
+        if (TRACED) ctx->traceEverOn(true);
+        top.reset(new Model(ctx.get(), name));
+    }
+
+    ~MrModel() override { trace.close(); }
+
+    // The rising edge that ends this cycle.
+    void tick() {
+        top->clk = 1;
+        top->eval();
+        trace.dump(this->cycle, true);
+        top->clk = 0;
+        ++this->cycle;
+    }
+
+    // Reset for 4 cycles, then clock until ready() (a RAM sweep); cycles
+    // count from 0 afterwards. Inputs must be idle.
+    template <class Ready>
+    void reset(Ready ready) {
+        top->clk = 0;
+        top->rst = 1;
+        for (int i = 0; i < 4; ++i) {
+            top->eval();
+            tick();
+        }
+        top->rst = 0;
+        top->eval();
+        while (!ready() && this->assertion.empty()) {
+            tick();
+            top->eval();
+        }
+        this->cycle = 0;
+    }
+
+    // One QP context table entry through s_qpctx_*; false if never taken.
+    bool load_qp_port(uint64_t local, uint64_t remote) {
+        MrEvaluating evaluating(this);
+        top->s_qpctx_valid = 1;
+        top->s_qpctx_local = local;
+        top->s_qpctx_remote = remote;
+        for (int i = 0; i < 1000; ++i) {
+            top->eval();
+            const bool taken = top->s_qpctx_ready;
+            tick();
+            if (taken) {
+                top->s_qpctx_valid = 0;
+                return true;
+            }
+        }
+        top->s_qpctx_valid = 0;
+        return false;
+    }
+
+    bool trace_open(const char* path, uint64_t from, uint64_t to) override {
+        return trace.open(top.get(), path, from, to);
+    }
+
+    void trace_close() override { trace.close(); }
+
+    bool coverage_write(const char* path) override { return mr_coverage_write<COVERED>(ctx.get(), path); }
+};
+

@@ -578,7 +578,6 @@ fn cosim_cn_events(
     compare: &mut StreamComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
-    let mut clock = Instant::now();
     let mut rtl = RtlCn::new(options.model, options.handshake, rtl_regs).map_err(Ending::Setup)?;
     for ctx in &setup.nic.qps {
         rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
@@ -586,28 +585,67 @@ fn cosim_cn_events(
     if let Some(wave) = &options.wave {
         rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
     }
-    let stop = |compare: &StreamComparator, s: CnStop| compare.stopped(RATE_STREAM, s, CN_STALL_CYCLES);
     let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
-    for batch in events.chunks(EVENT_BATCH) {
-        let pushed = rtl.push(batch);
-        run.cycles = rtl.cycles();
-        clock = run.phases.rtl.lap(clock);
-        compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
-        pushed.map_err(|s| stop(compare, s))?;
-        clock = run.phases.compare.lap(clock);
-    }
-    let drained = rtl.drain();
-    run.cycles = rtl.cycles();
-    clock = run.phases.rtl.lap(clock);
-    compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
-    drained.map_err(|s| stop(compare, s))?;
-    compare.missing(rtl.cycles())?;
-    run.phases.compare.lap(clock);
+    drive(&mut rtl, &events, RATE_STREAM, CN_STALL_CYCLES, compare, run)?;
     rtl.close_trace();
     if let Some(path) = &options.coverage_dat {
         rtl.write_coverage(path).map_err(Ending::Setup)?;
     }
     Ok(())
+}
+
+/// A Verilated block the harness feeds in batches and checks after each.
+pub(crate) trait BatchModel {
+    type Item;
+    fn push(&mut self, items: &[Self::Item]) -> Result<(), SimStop>;
+    /// The end of the input: run until idle.
+    fn finish(&mut self) -> Result<(), SimStop>;
+    fn cycles(&self) -> u64;
+    /// Hands the outputs collected so far to the comparator.
+    fn check(&mut self, compare: &mut StreamComparator) -> Result<(), Ending>;
+}
+
+impl BatchModel for RtlCn {
+    type Item = CnEvent;
+    fn push(&mut self, items: &[CnEvent]) -> Result<(), SimStop> {
+        RtlCn::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.drain()
+    }
+    fn cycles(&self) -> u64 {
+        RtlCn::cycles(self)
+    }
+    fn check(&mut self, compare: &mut StreamComparator) -> Result<(), Ending> {
+        compare.check_cn(std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))
+    }
+}
+
+/// Feeds `items` by the batch, comparing the outputs after each, then
+/// finishes the input and checks that nothing golden is left; a stop of the
+/// RTL is reported on `stream`.
+pub(crate) fn drive<M: BatchModel>(
+    rtl: &mut M,
+    items: &[M::Item],
+    stream: usize,
+    stall_cycles: u64,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut clock = Instant::now();
+    let batches = items.chunks(EVENT_BATCH).map(Some).chain(std::iter::once(None));
+    for batch in batches {
+        let result = match batch {
+            Some(batch) => rtl.push(batch),
+            None => rtl.finish(),
+        };
+        run.cycles = rtl.cycles();
+        clock = run.phases.rtl.lap(clock);
+        rtl.check(compare)?;
+        result.map_err(|s| compare.stopped(stream, s, stall_cycles))?;
+        clock = run.phases.compare.lap(clock);
+    }
+    compare.missing(run.cycles)
 }
 
 /// What one model's CN block made of a capture.

@@ -18,16 +18,16 @@ use metaroce_golden::ParserConfig;
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::cn::{
-    cn_repro, golden_cn_streams, read_stimulus, run_golden, CnCounts, CnRecord, CnSetup, GoldenCn, StreamComparator,
+    cn_repro, drive, golden_cn_streams, read_stimulus, run_golden, BatchModel, CnCounts, CnRecord, CnSetup, GoldenCn,
+    StreamComparator,
 };
 use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
 use crate::report::{Record, Transaction};
 use crate::rtl::{Handshake, ModelKind};
 use crate::rtl_cn::CN_STALL_CYCLES;
-use crate::rtl_pacer::{RtlPacer, RtlPipeline, TopFrame, PACER_STALL_CYCLES};
+use crate::rtl_pacer::{RtlPacer, RtlPipeline, RtlRelease, TopFrame, PACER_STALL_CYCLES};
+use crate::sim_handle::SimStop;
 
-/// Commands per FFI batch.
-const BATCH: usize = 1024;
 const RELEASE_STREAM: &[&str] = &["pacer.release"];
 const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
 
@@ -139,16 +139,45 @@ fn finish(run: &mut CaptureRun, ending: Result<(), Ending>, error: Option<Captur
     run.elapsed = started.elapsed();
 }
 
-fn check_releases(
-    compare: &mut StreamComparator,
-    stream: usize,
-    rtl: &mut Vec<crate::rtl_pacer::RtlRelease>,
-) -> Result<(), Ending> {
+fn check_releases(compare: &mut StreamComparator, stream: usize, rtl: &mut Vec<RtlRelease>) -> Result<(), Ending> {
     for r in std::mem::take(rtl) {
         let release = r.to_release();
         compare.check(stream, Ok((release.time, CnRecord::release(&release))), r.cycle)?;
     }
     Ok(())
+}
+
+impl BatchModel for RtlPacer {
+    type Item = PacerCommand;
+    fn push(&mut self, items: &[PacerCommand]) -> Result<(), SimStop> {
+        RtlPacer::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.flush()
+    }
+    fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+    fn check(&mut self, compare: &mut StreamComparator) -> Result<(), Ending> {
+        check_releases(compare, 0, &mut self.releases)
+    }
+}
+
+impl BatchModel for RtlPipeline {
+    type Item = TopFrame;
+    fn push(&mut self, items: &[TopFrame]) -> Result<(), SimStop> {
+        RtlPipeline::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.flush()
+    }
+    fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+    fn check(&mut self, compare: &mut StreamComparator) -> Result<(), Ending> {
+        compare.check_cn(std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))?;
+        check_releases(compare, 2, &mut self.releases)
+    }
 }
 
 fn cosim_commands(
@@ -158,32 +187,17 @@ fn cosim_commands(
     compare: &mut StreamComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
-    let mut clock = Instant::now();
     let kind = if options.coverage_dat.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
     let mut rtl = RtlPacer::new(kind, options.handshake, rtl_regs).map_err(Ending::Setup)?;
     if let Some(wave) = &options.wave {
-        rtl.sim().open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
+        rtl.sim.open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
     }
     let cmds: Vec<PacerCommand> = commands.iter().map(|(_, c)| *c).collect();
-    for batch in cmds.chunks(BATCH) {
-        let pushed = rtl.push(batch);
-        run.cycles = rtl.sim().cycles();
-        clock = run.phases.rtl.lap(clock);
-        check_releases(compare, 0, &mut rtl.releases)?;
-        pushed.map_err(|s| compare.stopped(0, s, PACER_STALL_CYCLES))?;
-        clock = run.phases.compare.lap(clock);
-    }
-    let flushed = rtl.flush();
-    run.cycles = rtl.sim().cycles();
-    clock = run.phases.rtl.lap(clock);
-    check_releases(compare, 0, &mut rtl.releases)?;
-    flushed.map_err(|s| compare.stopped(0, s, PACER_STALL_CYCLES))?;
-    compare.missing(run.cycles)?;
-    run.phases.compare.lap(clock);
-    rtl.sim().close_trace();
+    drive(&mut rtl, &cmds, 0, PACER_STALL_CYCLES, compare, run)?;
+    rtl.sim.close_trace();
     run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     if let Some(path) = &options.coverage_dat {
-        rtl.sim().write_coverage(path).map_err(Ending::Setup)?;
+        rtl.sim.write_coverage(path).map_err(Ending::Setup)?;
     }
     Ok(())
 }
@@ -280,37 +294,23 @@ fn cosim_frames(
     compare: &mut StreamComparator,
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
-    let mut clock = Instant::now();
-    let mut rtl = RtlPipeline::new(options.model.width, options.handshake, &setup.regs, setup.local_mac)
-        .map_err(Ending::Setup)?;
-    for ctx in &setup.nic.qps {
-        rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
-    }
+    let mut rtl = new_top(options.model.width, options.handshake, setup).map_err(Ending::Setup)?;
     if let Some(wave) = &options.wave {
-        rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
+        rtl.sim.open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
     }
-    let check = |compare: &mut StreamComparator, rtl: &mut RtlPipeline| -> Result<(), Ending> {
-        compare.check_cn(std::mem::take(&mut rtl.cnps), std::mem::take(&mut rtl.rates))?;
-        check_releases(compare, 2, &mut rtl.releases)
-    };
-    for batch in top.frames.chunks(BATCH) {
-        let pushed = rtl.push(batch);
-        run.cycles = rtl.sim().cycles();
-        clock = run.phases.rtl.lap(clock);
-        check(compare, &mut rtl)?;
-        pushed.map_err(|s| compare.stopped(2, s, CN_STALL_CYCLES))?;
-        clock = run.phases.compare.lap(clock);
-    }
-    let flushed = rtl.flush();
-    run.cycles = rtl.sim().cycles();
-    clock = run.phases.rtl.lap(clock);
-    check(compare, &mut rtl)?;
-    flushed.map_err(|s| compare.stopped(2, s, CN_STALL_CYCLES))?;
-    compare.missing(run.cycles)?;
-    run.phases.compare.lap(clock);
-    rtl.sim().close_trace();
+    drive(&mut rtl, &top.frames, 2, CN_STALL_CYCLES, compare, run)?;
+    rtl.sim.close_trace();
     run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     Ok(())
+}
+
+/// A Verilated top configured for `setup`, its QP table loaded.
+fn new_top(width: u32, handshake: Handshake, setup: &CnSetup) -> Result<RtlPipeline, String> {
+    let mut rtl = RtlPipeline::new(width, handshake, &setup.regs, setup.local_mac)?;
+    for ctx in &setup.nic.qps {
+        rtl.load_qp(ctx.local, ctx.remote)?;
+    }
+    Ok(rtl)
 }
 
 /// What one model's pipeline did with a capture's sent frames.
@@ -338,10 +338,7 @@ pub fn replay_pacer(
     let releases: Vec<Release> = match rtl_width {
         None => top.releases.iter().map(|(_, r)| *r).collect(),
         Some(width) => {
-            let mut rtl = RtlPipeline::new(width, Handshake::full_speed(0), &setup.regs, setup.local_mac)?;
-            for ctx in &setup.nic.qps {
-                rtl.load_qp(ctx.local, ctx.remote)?;
-            }
+            let mut rtl = new_top(width, Handshake::full_speed(0), setup)?;
             let stopped = |s| format!("RTL pipeline top: {s:?}");
             rtl.push(&top.frames).map_err(stopped)?;
             rtl.flush().map_err(stopped)?;

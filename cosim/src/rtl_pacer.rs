@@ -3,7 +3,6 @@
 //! `rtl/roce_pipeline.v`).
 
 use std::ffi::{c_char, c_void, CString};
-use std::path::Path;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::pacer::{PacerCommand, Release};
@@ -130,7 +129,7 @@ pub const PACER_STALL_CYCLES: u64 = 10_000_000;
 
 /// One Verilated `roce_pacer`.
 pub struct RtlPacer {
-    sim: SimHandle,
+    pub sim: SimHandle,
     commands: Vec<RawCommand>,
     pub releases: Vec<RtlRelease>,
 }
@@ -149,10 +148,6 @@ impl RtlPacer {
         let sim = unsafe { mr_pacer_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pacer", || format!("no pacer RTL model {prefix}"))?;
         Ok(RtlPacer { sim, commands: Vec::new(), releases: Vec::new() })
-    }
-
-    pub fn sim(&mut self) -> &mut SimHandle {
-        &mut self.sim
     }
 
     /// Sends `commands` in order; releases append to `self.releases`.
@@ -211,7 +206,7 @@ pub struct TopFrame {
 
 /// One Verilated `roce_pipeline`.
 pub struct RtlPipeline {
-    sim: SimHandle,
+    pub sim: SimHandle,
     pub width: u32,
     pub cnps: Vec<RtlCnp>,
     pub rates: Vec<RtlRate>,
@@ -238,10 +233,6 @@ impl RtlPipeline {
             unsafe { mr_pipeline_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pipeline top", || format!("no pipeline RTL model at DATA_WIDTH {width}"))?;
         Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), releases: Vec::new() })
-    }
-
-    pub fn sim(&mut self) -> &mut SimHandle {
-        &mut self.sim
     }
 
     pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
@@ -277,10 +268,6 @@ impl RtlPipeline {
         let sim = &self.sim;
         let (cnps, rates, releases) = (&mut self.cnps, &mut self.rates, &mut self.releases);
         sim.drain(CN_STALL_CYCLES, || pipeline_call(sim, &[], cnps, rates, releases).1)
-    }
-
-    pub fn open_trace(&mut self, path: &Path, from: u64, to: u64) -> Result<(), String> {
-        self.sim.open_trace(path, from, to, None)
     }
 }
 
