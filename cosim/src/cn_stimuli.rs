@@ -269,15 +269,19 @@ fn dcqcn_fast_alpha() -> Capture {
     let mut nic = sender_nic(0x16, cc);
     nic.cc.rp_byte_reset = 4096;
     nic.cc.rp_time_reset = 300;
+    // The pacer holds packets at least 1.5 µs apart (they come 1 µs apart).
+    nic.cc.pacer_min_gap_ns = 1500;
     capture("dcqcn_fast_alpha.pcap", frames, nic)
 }
 
 /// MetaRoCE CNPs of mild (5 %), half and full extent, a standard CNP (the
-/// DCQCN fallback), an extent of 0 and a malformed one above 1.0.
+/// DCQCN fallback), an extent of 0 and a malformed one above 1.0. The pacer
+/// starts the QP at 40 Gb/s with a 3000-byte burst allowance.
 fn metaroce_sender() -> Capture {
     let cnps =
         [(10, Some(1638)), (300, Some(16384)), (600, Some(32768)), (900, None), (1200, Some(0)), (1500, Some(40000))];
-    let cc = CcParams { mode: CcMode::Metaroce, ..CcParams::default() };
+    let cc =
+        CcParams { mode: CcMode::Metaroce, pacer_start_rate: 40_000, pacer_burst_bytes: 3000, ..CcParams::default() };
     capture("metaroce_sender.pcap", sender(2000, 0x13, &cnps), sender_nic(0x13, cc))
 }
 
