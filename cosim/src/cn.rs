@@ -34,6 +34,8 @@ pub fn nic_file_of(capture: &Path) -> PathBuf {
 pub struct CnOverrides {
     /// Use this NIC file instead of the one beside the capture.
     pub nic: Option<PathBuf>,
+    /// This NIC's MAC (which frames are ours), over the NIC file's.
+    pub local_mac: Option<String>,
     pub mode: Option<CcMode>,
     /// `--cc-param NAME=VALUE`, in order.
     pub params: Vec<(String, String)>,
@@ -45,6 +47,9 @@ impl CnOverrides {
         let mut s = String::new();
         if let Some(nic) = &self.nic {
             write!(s, " --nic {}", nic.display()).unwrap();
+        }
+        if let Some(mac) = &self.local_mac {
+            write!(s, " --local-mac {mac}").unwrap();
         }
         if let Some(mode) = self.mode {
             write!(s, " --cc {}", mode.name()).unwrap();
@@ -86,6 +91,9 @@ impl CnSetup {
         };
         if let Some(mode) = overrides.mode {
             nic.cc.mode = mode;
+        }
+        if let Some(mac) = &overrides.local_mac {
+            nic.local_mac = Some(mac.clone());
         }
         for (name, value) in &overrides.params {
             nic.cc.set(name, value).map_err(|e| e.to_string())?;

@@ -174,6 +174,11 @@ struct CnArgs {
     /// beside each capture, else defaults.
     #[arg(long, value_name = "FILE")]
     nic: Option<PathBuf>,
+    /// This NIC's MAC, aa:bb:cc:dd:ee:ff (overrides the NIC file's): frames
+    /// to it are received, frames from it sent (and paced). Without one,
+    /// every frame counts as received.
+    #[arg(long, value_name = "MAC", value_parser = parse_mac)]
+    local_mac: Option<String>,
     /// Congestion control: dcqcn or metaroce (overrides the NIC file).
     #[arg(long, value_enum)]
     cc: Option<CcChoice>,
@@ -193,6 +198,7 @@ impl CnArgs {
     fn overrides(&self) -> CnOverrides {
         CnOverrides {
             nic: self.nic.clone(),
+            local_mac: self.local_mac.clone(),
             mode: self.cc.map(|c| match c {
                 CcChoice::Dcqcn => CcMode::Dcqcn,
                 CcChoice::Metaroce => CcMode::Metaroce,
@@ -200,6 +206,10 @@ impl CnArgs {
             params: self.cc_params.clone(),
         }
     }
+}
+
+fn parse_mac(s: &str) -> Result<String, String> {
+    s.parse::<metaroce_golden::record::MacAddr>().map(|_| s.to_string())
 }
 
 fn parse_cc_param(s: &str) -> Result<(String, String), String> {

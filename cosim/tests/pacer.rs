@@ -188,6 +188,11 @@ fn bad_pacer_parameters_are_refused_by_name() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && stderr.contains(expect), "{param}: {stderr}");
     }
+    // --local-mac decides which frames are ours: another MAC sends nothing.
+    let out = metaroce(&["replay", capture, "--block", "pacer", "--local-mac", "02:00:00:00:00:99"]);
+    assert!(out.status.success() && out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = metaroce(&["replay", capture, "--block", "pacer", "--local-mac", "02:00:00"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let out = metaroce(&["fuzz", "--block", "top"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("fuzz its blocks"));
 }
