@@ -29,8 +29,9 @@
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
  * restoring division (8e6 * 2^20 / kb/s); a packet handed over takes 2
- * cycles, a cascade step 3; the first release of a slot 2, each further
- * packet of the slot 1 (at most one release per cycle).
+ * cycles, a cascade step 3; a release 1 while packets wait in the slots due
+ * (the next decision is made in the cycle of a release), 2 after a pause
+ * (at most one release per cycle).
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
@@ -225,9 +226,14 @@ endfunction
 // units) and its start (in level-0 slots).
 wire [63:0] at1 = pointer_reg >> SLOT_INDEX_WIDTH;
 wire [63:0] at2 = pointer_reg >> (2 * SLOT_INDEX_WIDTH);
-wire [SLOT_COUNT-1:0] busy0 = slot_busy_reg[0 +: SLOT_COUNT];
-wire [SLOT_COUNT-1:0] busy1 = slot_busy_reg[SLOT_COUNT +: SLOT_COUNT];
-wire [SLOT_COUNT-1:0] busy2 = slot_busy_reg[2*SLOT_COUNT +: SLOT_COUNT];
+// While a release empties its slot, the next decision is made in the same
+// cycle without that slot.
+wire pop_empties = state_reg == STATE_POP && slot_tail_mem[pop_slot_reg] == pop_desc_reg;
+wire [3*SLOT_COUNT-1:0] busy_left = slot_busy_reg[3*SLOT_COUNT-1:0]
+                                    & ~({{(3*SLOT_COUNT-1){1'b0}}, pop_empties} << pop_slot_reg);
+wire [SLOT_COUNT-1:0] busy0 = busy_left[0 +: SLOT_COUNT];
+wire [SLOT_COUNT-1:0] busy1 = busy_left[SLOT_COUNT +: SLOT_COUNT];
+wire [SLOT_COUNT-1:0] busy2 = busy_left[2*SLOT_COUNT +: SLOT_COUNT];
 wire [2*SLOT_COUNT-1:0] busy0_twice = {busy0, busy0};
 wire [2*SLOT_COUNT-1:0] busy1_twice = {busy1, busy1};
 wire [2*SLOT_COUNT-1:0] busy2_twice = {busy2, busy2};
@@ -473,13 +479,22 @@ always @* begin
                 free_head_next = pop_desc_reg;
                 held_next = held_reg - 1'b1;
                 state_next = STATE_IDLE;
-                if (slot_tail_mem[pop_slot_reg] != pop_desc_reg && serve_again) begin
+                if (!pop_empties && serve_again) begin
                     // The slot's next packet, back to back: nothing can come
                     // before it, so no decision is needed.
                     pop_desc_next = desc_next_mem[pop_desc_reg];
                     desc_rd_en = 1'b1;
                     desc_rd_addr = desc_next_mem[pop_desc_reg];
                     state_next = STATE_POP;
+                end else if (pop_empties && serve) begin
+                    // The slot is done: the next decision, in this cycle.
+                    if (next_slot > pointer_reg) begin
+                        pointer_next = next_slot;
+                    end
+                    pop_slot_next = next_addr;
+                    pop_desc_next = slot_head_mem[next_addr];
+                    desc_rd_en = 1'b1;
+                    state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
                 end
             end
         end

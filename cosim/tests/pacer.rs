@@ -155,7 +155,7 @@ fn out_pcap_writes_the_sent_frames_at_their_release_times() {
 }
 
 #[test]
-fn a_slot_of_packets_leaves_one_per_cycle() {
+fn a_backlog_leaves_one_packet_per_cycle() {
     // A 1500-byte packet at 1 Gb/s puts the QP 12 µs ahead (within level
     // 0's 16 µs: no cascade); then 200
     // packets of 64 bytes at 400 Gb/s (1.28 ns apart, 50 to a 64-ns slot)
@@ -170,9 +170,10 @@ fn a_slot_of_packets_leaves_one_per_cycle() {
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
     // Two rate changes (division and hand-over, 46 each), 201 packets in
-    // (2 each), the big one out (2), then 200 releases: 1 each and 1 more
-    // per slot (at most 6 slots), and the last idle cycle.
-    let bound = 2 * 46 + 2 * 201 + 2 + 200 + 6 + 2;
+    // (2 each), the big one out (2), then 200 releases at 1 each across
+    // the slots (the next decision is made while a slot empties), the first
+    // after a decision cycle, and the last idle cycle.
+    let bound = 2 * 46 + 2 * 201 + 2 + 1 + 200 + 1;
     assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
 }
 
