@@ -326,6 +326,9 @@ wire [56:0] wire_time = pop_len * cfg_line_byte_time;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [63:0] leave_tick = (leave >> FRAC_BITS) + {63'd0, leave[FRAC_BITS-1:0] != 0};
 
+// The next slot is served this cycle.
+reg                        decide;
+
 // One insert port: a descriptor onto a slot's tail.
 reg                        ins_en;
 reg [SLOT_INDEX_WIDTH+1:0] ins_addr;
@@ -369,6 +372,7 @@ always @* begin
     head_wr_data = desc_next_mem[pop_desc_reg];
     ins_en = 1'b0;
     ins_addr = send_addr;
+    decide = 1'b0;
     ins_desc = free_head_reg;
 
     case (state_reg)
@@ -391,13 +395,7 @@ always @* begin
         end
         STATE_IDLE: begin
             if (serve) begin
-                if (next_slot > pointer_reg) begin
-                    pointer_next = next_slot;
-                end
-                pop_slot_next = next_addr;
-                pop_desc_next = slot_head_mem[next_addr];
-                desc_rd_en = 1'b1;
-                state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
+                decide = 1'b1;
             end else if (cmd_take) begin
                 watermark_next = cmd_now;
                 if ((cmd_now >> SLOT_SHIFT) > pointer_reg) begin
@@ -488,13 +486,7 @@ always @* begin
                     state_next = STATE_POP;
                 end else if (pop_empties && serve) begin
                     // The slot is done: the next decision, in this cycle.
-                    if (next_slot > pointer_reg) begin
-                        pointer_next = next_slot;
-                    end
-                    pop_slot_next = next_addr;
-                    pop_desc_next = slot_head_mem[next_addr];
-                    desc_rd_en = 1'b1;
-                    state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
+                    decide = 1'b1;
                 end
             end
         end
@@ -506,6 +498,17 @@ always @* begin
         end
         default: state_next = STATE_IDLE;
     endcase
+
+    // A decision: serve the next slot (release or cascade its head).
+    if (decide) begin
+        if (next_slot > pointer_reg) begin
+            pointer_next = next_slot;
+        end
+        pop_slot_next = next_addr;
+        pop_desc_next = slot_head_mem[next_addr];
+        desc_rd_en = 1'b1;
+        state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
+    end
 
     tail_wr_en = ins_en;
     tail_wr_addr = ins_addr;

@@ -23,7 +23,6 @@ namespace {
 struct CnSim : MrSim {
     virtual size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
                         mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) = 0;
-    virtual bool load_qp(uint64_t local, uint64_t remote) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
@@ -129,11 +128,6 @@ void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t 
     MR_CN_VARIANTS(MR_NEW)
 #undef MR_NEW
     return nullptr;
-}
-
-// Loads one QP context table entry; false if the port never took it.
-bool mr_cn_load_qp(void* sim, uint64_t local, uint64_t remote) {
-    return mr_as<CnSim>(sim)->load_qp(local, remote);
 }
 
 // Offers events[0..n) in order for at most max_cycles cycles, collecting

@@ -22,7 +22,6 @@ struct PipelineSim : MrSim {
     virtual size_t push(const mr_pipeline_frame* frames, size_t n, mr_cn_cnp* cnps, size_t cnp_cap,
                         size_t* cnp_count, mr_cn_rate* rates, size_t rate_cap, size_t* rate_count,
                         mr_pacer_release* rels, size_t rel_cap, size_t* rel_count, uint64_t max_cycles) = 0;
-    virtual bool load_qp(uint64_t local, uint64_t remote) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
@@ -155,10 +154,6 @@ void* mr_pipeline_new(const char* variant, uint64_t seed, uint32_t idle_pct, uin
     MR_PIPELINE_VARIANTS(MR_NEW)
 #undef MR_NEW
     return nullptr;
-}
-
-bool mr_pipeline_load_qp(void* sim, uint64_t local, uint64_t remote) {
-    return mr_as<PipelineSim>(sim)->load_qp(local, remote);
 }
 
 // Offers frames[0..n) in order for at most max_cycles cycles, collecting the

@@ -34,6 +34,8 @@ struct MrSim {
     virtual void trace_close() = 0;
     // Verilator coverage (coverage.dat format); false without coverage.
     virtual bool coverage_write(const char* path) = 0;
+    // One QP context table entry (blocks with s_qpctx_*); false if not taken.
+    virtual bool load_qp(uint64_t, uint64_t) { return false; }
 };
 
 // A model handle of the C ABI (an MrSim*) as its block's interface.

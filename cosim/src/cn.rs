@@ -587,9 +587,7 @@ fn cosim_cn_events(
     run: &mut CaptureRun,
 ) -> Result<(), Ending> {
     let mut rtl = RtlCn::new(options.model, options.handshake, rtl_regs).map_err(Ending::Setup)?;
-    for ctx in &setup.nic.qps {
-        rtl.load_qp(ctx.local, ctx.remote).map_err(Ending::Setup)?;
-    }
+    rtl.load_qp_table(&setup.nic).map_err(Ending::Setup)?;
     if let Some(wave) = &options.wave {
         rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
     }
@@ -687,9 +685,7 @@ pub fn replay_cn(
         }
         Some(width) => {
             let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
-            for ctx in &setup.nic.qps {
-                rtl.load_qp(ctx.local, ctx.remote)?;
-            }
+            rtl.load_qp_table(&setup.nic)?;
             let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
             let stopped = |s: CnStop| format!("RTL congestion-notification block: {s:?}");
             rtl.push(&events).map_err(stopped)?;

@@ -307,9 +307,7 @@ fn cosim_frames(
 /// A Verilated top configured for `setup`, its QP table loaded.
 fn new_top(width: u32, handshake: Handshake, setup: &CnSetup) -> Result<RtlPipeline, String> {
     let mut rtl = RtlPipeline::new(width, handshake, &setup.regs, setup.local_mac)?;
-    for ctx in &setup.nic.qps {
-        rtl.load_qp(ctx.local, ctx.remote)?;
-    }
+    rtl.sim.load_qp_table(&setup.nic)?;
     Ok(rtl)
 }
 

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
 
 use metaroce_golden::cc_params::CcRegisters;
-use metaroce_golden::cn_event::CnEvent;
+use metaroce_golden::cn_event::{CnEvent, NicConfig};
 
 use crate::rtl::{Handshake, Model, ModelKind};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
@@ -115,7 +115,6 @@ extern "C" {
         stall_pct: u32,
         cfg: *const RawConfig,
     ) -> *mut c_void;
-    fn mr_cn_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
     fn mr_cn_push(
         sim: *mut c_void,
         events: *const RawEvent,
@@ -170,13 +169,8 @@ impl RtlCn {
         Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new() })
     }
 
-    pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
-        // SAFETY: `sim` is live.
-        if unsafe { mr_cn_load_qp(self.sim.ptr(), local.into(), remote.into()) } {
-            Ok(())
-        } else {
-            Err(format!("the RTL did not take QP context {local} -> {remote}"))
-        }
+    pub fn load_qp_table(&mut self, nic: &NicConfig) -> Result<(), String> {
+        self.sim.load_qp_table(nic)
     }
 
     pub fn cycles(&self) -> u64 {

@@ -105,7 +105,6 @@ extern "C" {
         stall_pct: u32,
         cfg: *const RawPipelineConfig,
     ) -> *mut c_void;
-    fn mr_pipeline_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
     #[allow(clippy::too_many_arguments)]
     fn mr_pipeline_push(
         sim: *mut c_void,
@@ -233,15 +232,6 @@ impl RtlPipeline {
             unsafe { mr_pipeline_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pipeline top", || format!("no pipeline RTL model at DATA_WIDTH {width}"))?;
         Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), releases: Vec::new() })
-    }
-
-    pub fn load_qp(&mut self, local: u32, remote: u32) -> Result<(), String> {
-        // SAFETY: `sim` is live.
-        if unsafe { mr_pipeline_load_qp(self.sim.ptr(), local.into(), remote.into()) } {
-            Ok(())
-        } else {
-            Err(format!("the RTL did not take QP context {local} -> {remote}"))
-        }
     }
 
     /// Sends `frames` in order; outputs append to the three vectors.

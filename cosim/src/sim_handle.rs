@@ -6,6 +6,8 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::Path;
 use std::ptr::NonNull;
 
+use metaroce_golden::cn_event::NicConfig;
+
 extern "C" {
     fn mr_sim_free(sim: *mut c_void);
     fn mr_sim_cycles(sim: *mut c_void) -> u64;
@@ -14,6 +16,7 @@ extern "C" {
     fn mr_sim_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
     fn mr_sim_trace_close(sim: *mut c_void);
     fn mr_sim_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
+    fn mr_sim_load_qp(sim: *mut c_void, local: u64, remote: u64) -> bool;
 }
 
 /// A live model; freed on drop.
@@ -70,6 +73,17 @@ impl SimHandle {
     pub fn close_trace(&mut self) {
         // SAFETY: `sim` is live.
         unsafe { mr_sim_trace_close(self.ptr()) }
+    }
+
+    /// Loads the NIC's QP context table through `s_qpctx_*`.
+    pub fn load_qp_table(&mut self, nic: &NicConfig) -> Result<(), String> {
+        for ctx in &nic.qps {
+            // SAFETY: `sim` is live.
+            if !unsafe { mr_sim_load_qp(self.ptr(), ctx.local.into(), ctx.remote.into()) } {
+                return Err(format!("the {} did not take QP context {} -> {}", self.what, ctx.local, ctx.remote));
+            }
+        }
+        Ok(())
     }
 
     /// Writes Verilator coverage data (`coverage.dat` format) to `path`.
