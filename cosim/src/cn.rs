@@ -220,8 +220,14 @@ pub struct CnStimulus {
 impl CnStimulus {
     /// The last frame at or before `tick` (1-based; 0 before the first).
     pub fn frame_at(&self, tick: u64) -> u64 {
-        self.frame_ticks.partition_point(|&t| t <= tick) as u64
+        frame_at(&self.frame_ticks, tick)
     }
+}
+
+/// The last frame (1-based) whose tick is at or before `tick`, given every
+/// frame's tick in order; 0 before the first.
+pub fn frame_at(frame_ticks: &[u64], tick: u64) -> u64 {
+    frame_ticks.partition_point(|&t| t <= tick) as u64
 }
 
 /// Parses every frame with the golden parser and classifies it.
@@ -561,7 +567,19 @@ pub fn cosim_cn_stimulus(
     run.phases.compare.lap(clock);
     let ending = cosim_cn_events(&stimulus, options, setup, rtl_regs, &mut compare, &mut run);
     run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
-    run.ending = match (ending, stimulus.error) {
+    finish_run(&mut run, ending, stimulus.error, started);
+    run
+}
+
+/// A stream run's ending: the RTL's, else the capture's break, else matched
+/// (every frame read); the frames before a divergence count as matched.
+pub(crate) fn finish_run(
+    run: &mut CaptureRun,
+    ending: Result<(), Ending>,
+    error: Option<CaptureError>,
+    started: Instant,
+) {
+    run.ending = match (ending, error) {
         (Ok(()), Some(e)) => Ending::CaptureError(e),
         (Ok(()), None) => {
             run.frames_matched = run.frames_read;
@@ -575,7 +593,6 @@ pub fn cosim_cn_stimulus(
         }
     };
     run.elapsed = started.elapsed();
-    run
 }
 
 fn cosim_cn_events(

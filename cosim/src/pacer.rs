@@ -18,8 +18,8 @@ use metaroce_golden::ParserConfig;
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::cn::{
-    cn_repro, drive, golden_cn_streams, read_stimulus, run_golden, BatchModel, CnCounts, CnRecord, CnSetup, GoldenCn,
-    StreamComparator,
+    cn_repro, drive, finish_run, frame_at, golden_cn_streams, read_stimulus, run_golden, BatchModel, CnCounts,
+    CnRecord, CnSetup, GoldenCn, StreamComparator,
 };
 use crate::harness::{CaptureRun, CosimOptions, Ending, FrameSource};
 use crate::report::{Record, Transaction};
@@ -118,25 +118,8 @@ pub fn cosim_pacer_stimulus(
     let mut compare = StreamComparator::new(capture, options, repro, stimulus.time, RELEASE_STREAM, expected);
     run.phases.compare.lap(clock);
     let ending = cosim_commands(&stimulus.commands, options, rtl_regs, &mut compare, &mut run);
-    finish(&mut run, ending, stimulus.error, started);
+    finish_run(&mut run, ending, stimulus.error, started);
     run
-}
-
-fn finish(run: &mut CaptureRun, ending: Result<(), Ending>, error: Option<CaptureError>, started: Instant) {
-    run.ending = match (ending, error) {
-        (Ok(()), Some(e)) => Ending::CaptureError(e),
-        (Ok(()), None) => {
-            run.frames_matched = run.frames_read;
-            Ending::Matched
-        }
-        (Err(ending), _) => {
-            if let Ending::Diverged(d) = &ending {
-                run.frames_matched = d.frame.saturating_sub(1);
-            }
-            ending
-        }
-    };
-    run.elapsed = started.elapsed();
 }
 
 fn check_releases(compare: &mut StreamComparator, stream: usize, rtl: &mut Vec<RtlRelease>) -> Result<(), Ending> {
@@ -283,7 +266,7 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     let mut compare = StreamComparator::new(capture, options, repro, top.time, TOP_STREAMS, expected);
     run.phases.compare.lap(clock);
     let ending = cosim_frames(&top, options, setup, &mut compare, &mut run);
-    finish(&mut run, ending, top.error, started);
+    finish_run(&mut run, ending, top.error, started);
     run
 }
 
@@ -351,7 +334,7 @@ pub fn replay_pacer(
             replay.paced_frames.push((top.time.time_ns(release.time), bytes));
         }
         replay.transactions.push(Transaction {
-            frame: frame_ticks.partition_point(|&t| t <= release.time) as u64,
+            frame: frame_at(&frame_ticks, release.time),
             time_ns: top.time.time_ns(release.time),
             cycle: None,
             record: Record::Cn(CnRecord::release(release)),
