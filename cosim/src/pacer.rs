@@ -198,8 +198,6 @@ pub struct TopStimulus {
     pub releases: Vec<(u64, Release)>,
     pub events: usize,
     pub error: Option<CaptureError>,
-    /// The frames each QP sent, in order (for the paced capture).
-    pub sent: HashMap<u32, VecDeque<Vec<u8>>>,
 }
 
 /// Reads every frame and runs the golden pipeline over them.
@@ -221,9 +219,6 @@ pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Parser
         let event = pipeline.frame(&frame.data, frame.mac_error, tick, &mut out);
         top.events += usize::from(event.is_some());
         let tx_qp = sent_qp(event.as_ref());
-        if let Some(qp) = tx_qp {
-            top.sent.entry(qp).or_default().push_back(frame.data.clone());
-        }
         top.frames.push(TopFrame { data: frame.data.clone(), mac_error: frame.mac_error, tick, tx_qp });
         collect(&mut top, &mut out, frame.index);
     }
@@ -326,12 +321,19 @@ pub fn replay_pacer(
             rtl.releases.iter().map(|r| r.to_release()).collect()
         }
     };
+    // A QP's releases and drops answer its sent frames in order.
+    let mut sent: HashMap<u32, VecDeque<&[u8]>> = HashMap::new();
+    for f in &top.frames {
+        if let Some(qp) = f.tx_qp {
+            sent.entry(qp).or_default().push_back(&f.data);
+        }
+    }
     let frame_ticks: Vec<u64> = top.frames.iter().map(|f| f.tick).collect();
     let mut replay = PacerReplay::default();
     for release in &releases {
-        let frame = top.sent.get_mut(&release.qp).and_then(VecDeque::pop_front);
+        let frame = sent.get_mut(&release.qp).and_then(VecDeque::pop_front);
         if let (false, Some(bytes)) = (release.dropped, frame) {
-            replay.paced_frames.push((top.time.time_ns(release.time), bytes));
+            replay.paced_frames.push((top.time.time_ns(release.time), bytes.to_vec()));
         }
         replay.transactions.push(Transaction {
             frame: frame_at(&frame_ticks, release.time),

@@ -145,11 +145,6 @@ impl Pacer {
         }
     }
 
-    /// Packets waiting in the wheel.
-    pub fn held(&self) -> usize {
-        self.held
-    }
-
     fn slot_of(&self, time_fp: u64) -> u64 {
         time_fp >> (TIME_FRAC_BITS + self.geometry.slot_shift)
     }
