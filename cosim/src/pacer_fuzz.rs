@@ -19,7 +19,7 @@ use crate::cn::run_golden;
 use crate::cn_fuzz::{random_scenario, CnScenario, Dice};
 use crate::harness::{CosimOptions, Ending};
 use crate::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
-use crate::rtl::{Handshake, Model};
+use crate::rtl::Model;
 
 /// Scenario `scenario` of `seed`: setup, commands and handshake.
 pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStimulus) {
@@ -87,8 +87,7 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
         let (cn, stimulus) = random_pacer_scenario(seed, scenario);
         outcome.commands += stimulus.commands.len() as u64;
         let name = PathBuf::from(format!("pacer fuzz scenario {scenario} of seed {seed:#x}"));
-        let handshake = Handshake { seed: cn.handshake.seed, ..cn.handshake };
-        let options = CosimOptions::new(Model::plain(64), handshake);
+        let options = CosimOptions::new(Model::plain(64), cn.handshake);
         let run = cosim_pacer_stimulus(&name, stimulus, &options, &cn.setup, &cn.setup.regs);
         outcome.scenarios += 1;
         let repro = format!("metaroce fuzz --block pacer --seed {seed:#x} --first {scenario} --scenarios 1");
