@@ -45,11 +45,16 @@
  * | s_cmd_rate          | 32    | kb/s (below 10 kb/s paces at 10 kb/s)         |
  * | s_cmd_send          | 1     | a packet of s_cmd_len bytes, paced at the      |
  * |                     |       | rate before this command's new rate           |
+ * |                     |       | (neither rate nor send: a time advance)       |
  * | flush               | 1     | no more commands: serve every slot            |
  * | m_rel_time          | 64    | release tick (ns, rounded up), or the drop's  |
  * | m_rel_qp, m_rel_len | 24,17 | the packet                                    |
  * | m_rel_drop          | 1     | refused: DESC_COUNT packets already held      |
  * | busy                | 1     | packets held, or work in flight               |
+ * | active              | 1     | work in flight (a step or a release on offer) |
+ * | next_busy_valid     | 1     | idle, packets held: ...                       |
+ * | next_busy_time      | 64    | ... the start tick of the first busy slot,    |
+ * |                     |       | when a driver must next advance time          |
  *
  * QP RAM word: byte_time 40, tat 64, gap_ready 64. Descriptor RAM word:
  * qp, len 17, eligible 64; descriptor links, slot heads and tails are
@@ -86,7 +91,10 @@ module roce_pacer #(
     output wire [16:0]  m_rel_len,
     output wire         m_rel_drop,
 
-    output wire         busy
+    output wire         busy,
+    output wire         active,
+    output wire         next_busy_valid,
+    output wire [63:0]  next_busy_time
 );
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
@@ -166,7 +174,8 @@ assign m_rel_time = m_rel_time_reg;
 assign m_rel_qp = m_rel_qp_reg;
 assign m_rel_len = m_rel_len_reg;
 assign m_rel_drop = m_rel_drop_reg;
-assign busy = state_reg != STATE_IDLE || held_reg != 0 || m_rel_valid_reg;
+assign active = state_reg != STATE_IDLE || m_rel_valid_reg;
+assign busy = active || held_reg != 0;
 
 wire out_free = !m_rel_valid_reg || m_rel_ready;
 
@@ -252,6 +261,8 @@ wire [63:0] start2 = first2 << (2 * SLOT_INDEX_WIDTH);
 wire        pick2 = any2 && (!any1 || start2 <= start1) && (!any0 || start2 <= first0);
 wire        pick1 = !pick2 && any1 && (!any0 || start1 <= first0);
 wire [63:0] next_slot = pick2 ? start2 : (pick1 ? start1 : first0);
+assign next_busy_valid = state_reg == STATE_IDLE && (any0 || any1 || any2);
+assign next_busy_time = next_slot << SLOT_SHIFT;
 wire [SLOT_INDEX_WIDTH+1:0] next_addr = pick2 ? {2'd2, first2[SLOT_INDEX_WIDTH-1:0]}
                                       : (pick1 ? {2'd1, first1[SLOT_INDEX_WIDTH-1:0]}
                                                : {2'd0, first0[SLOT_INDEX_WIDTH-1:0]});
@@ -285,7 +296,8 @@ assign s_cmd_ready = state_reg == STATE_IDLE && !serve;
 // The level-0 slot being served (at the pointer) may go on.
 wire        serve_again = s_cmd_valid ? pointer_reg <= (cmd_now >> SLOT_SHIFT) : flush;
 wire        cmd_take = s_cmd_valid && s_cmd_ready;
-wire        cmd_in_range = {8'd0, s_cmd_qp} < QP_COUNT;
+// A command with neither a rate nor a packet only moves time on.
+wire        cmd_touches_qp = {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send);
 
 // The restoring division, one quotient bit per cycle.
 wire [32:0] div_shifted = {div_rem_reg[31:0], BYTE_TIME_NUMERATOR[div_bit_reg]};
@@ -401,12 +413,12 @@ always @* begin
                 if ((cmd_now >> SLOT_SHIFT) > pointer_reg) begin
                     pointer_next = cmd_now >> SLOT_SHIFT;
                 end
-                qp_rd_en = cmd_in_range;
+                qp_rd_en = cmd_touches_qp;
                 div_rem_next = 33'd0;
                 div_quot_next = 43'd0;
                 div_divisor_next = s_cmd_rate < MIN_PACED_RATE ? MIN_PACED_RATE : s_cmd_rate;
                 div_bit_next = 6'd42;
-                if (!cmd_in_range) begin
+                if (!cmd_touches_qp) begin
                     state_next = STATE_IDLE;
                 end else if (s_cmd_rate_valid) begin
                     state_next = STATE_DIVIDE;

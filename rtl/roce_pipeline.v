@@ -31,11 +31,18 @@
  * | s_qpctx_*            |            | QP context table (cnp_notify.v)          |
  * | flush                | 1          | no more frames: the pacer releases all   |
  * |                      |            | it holds once everything before is in    |
+ * | s_adv_*              | 64         | time moves on to s_adv_time: the pacer   |
+ * |                      |            | releases what is due by then, once       |
+ * |                      |            | everything before is in (a driver's      |
+ * |                      |            | clock between frames)                    |
+ * | next_busy_*          | 1, 64      | when the pacer next has work to do       |
+ * |                      |            | (roce_pacer.v), for the next s_adv       |
  * | m_axis_*             | DATA_WIDTH | CNP frames, tuser = emit tick            |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
  * | mon_rate_*           |            | the reaction point's transactions as the |
  * |                      |            | pacer takes them (monitor, no handshake) |
  * | busy                 | 1          | a frame, event or packet is still inside |
+ * | active               | 1          | busy, but for packets waiting their time |
  */
 module roce_pipeline #(
     parameter DATA_WIDTH = 64,
@@ -87,6 +94,10 @@ module roce_pipeline #(
     input  wire [89:0]            s_axis_tuser,
     input  wire                   flush,
 
+    input  wire                   s_adv_valid,
+    output wire                   s_adv_ready,
+    input  wire [63:0]            s_adv_time,
+
     output wire [DATA_WIDTH-1:0]  m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
     output wire                   m_axis_tvalid,
@@ -112,7 +123,11 @@ module roce_pipeline #(
     output wire                   mon_rate_sent,
     output wire [16:0]            mon_rate_len,
 
-    output wire                   busy
+    output wire                   next_busy_valid,
+    output wire [63:0]            next_busy_time,
+
+    output wire                   busy,
+    output wire                   active
 );
 
 localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
@@ -330,6 +345,8 @@ wire         rate_sent;
 wire [16:0]  rate_len;
 wire         cn_busy;
 wire         pacer_busy;
+wire         pacer_active;
+wire         pacer_ready;
 
 roce_cn #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -399,8 +416,12 @@ roce_cn #(
     .busy(cn_busy)
 );
 
-// The pacer flushes only once every frame before the flush has reached it.
+// The pacer flushes, and time advances, only once every frame before has
+// reached it; an advance is a pacer command with neither rate nor packet.
 wire upstream_idle = fifo_empty && !evt_valid_reg && !cn_busy;
+wire adv_go = s_adv_valid && upstream_idle && !rate_valid;
+assign s_adv_ready = pacer_ready && upstream_idle && !rate_valid;
+assign rate_ready = pacer_ready;
 
 roce_pacer #(
     .QP_COUNT(QP_COUNT),
@@ -414,13 +435,13 @@ roce_pacer #(
     .cfg_min_gap(cfg_min_gap),
     .cfg_line_byte_time(cfg_line_byte_time),
     .cfg_start_byte_time(cfg_start_byte_time),
-    .s_cmd_valid(rate_valid),
-    .s_cmd_ready(rate_ready),
-    .s_cmd_time(rate_time),
+    .s_cmd_valid(rate_valid || adv_go),
+    .s_cmd_ready(pacer_ready),
+    .s_cmd_time(rate_valid ? rate_time : s_adv_time),
     .s_cmd_qp(rate_qp),
-    .s_cmd_rate_valid(rate_trigger != TRIGGER_SENT),
+    .s_cmd_rate_valid(rate_valid && rate_trigger != TRIGGER_SENT),
     .s_cmd_rate(rate_rate),
-    .s_cmd_send(rate_sent),
+    .s_cmd_send(rate_valid && rate_sent),
     .s_cmd_len(rate_len),
     .flush(flush && upstream_idle),
     .m_rel_valid(m_rel_valid),
@@ -429,7 +450,10 @@ roce_pacer #(
     .m_rel_qp(m_rel_qp),
     .m_rel_len(m_rel_len),
     .m_rel_drop(m_rel_drop),
-    .busy(pacer_busy)
+    .busy(pacer_busy),
+    .active(pacer_active),
+    .next_busy_valid(next_busy_valid),
+    .next_busy_time(next_busy_time)
 );
 
 assign mon_rate_fire = rate_valid && rate_ready;
@@ -443,7 +467,8 @@ assign mon_rate_trigger = rate_trigger;
 assign mon_rate_sent = rate_sent;
 assign mon_rate_len = rate_len;
 
-assign busy = !frame_start_reg || !upstream_idle || pacer_busy;
+assign active = !frame_start_reg || !upstream_idle || pacer_active;
+assign busy = active || pacer_busy;
 
 endmodule
 

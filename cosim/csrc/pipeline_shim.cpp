@@ -22,6 +22,10 @@ struct PipelineSim : MrSim {
     virtual size_t push(const mr_pipeline_frame* frames, size_t n, mr_cn_cnp* cnps, size_t cnp_cap,
                         size_t* cnp_count, mr_cn_rate* rates, size_t rate_cap, size_t* rate_count,
                         mr_pacer_release* rels, size_t rel_cap, size_t* rel_count, uint64_t max_cycles) = 0;
+    virtual bool advance(uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count, mr_cn_rate* rates,
+                         size_t rate_cap, size_t* rate_count, mr_pacer_release* rels, size_t rel_cap,
+                         size_t* rel_count, uint64_t max_cycles, uint64_t* next_busy_valid,
+                         uint64_t* next_busy_time) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
@@ -37,6 +41,10 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     uint32_t beat_bytes = 0;
     uint8_t beat[KEEP] = {};
     MrCnpCollector<W> cnp;
+    // A time advance on offer (s_adv_*), held until taken.
+    bool advancing = false;
+    bool adv_offer = false;
+    uint64_t adv_time = 0;
 
     PipelineSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_pipeline_config& cfg)
         : Base(seed, "pipeline"), idle_pct(idle), stall_pct(stall) {
@@ -48,6 +56,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         top->s_axis_tvalid = 0;
         top->s_qpctx_valid = 0;
         top->flush = 0;
+        top->s_adv_valid = 0;
         top->m_axis_tready = 0;
         top->m_rel_ready = 0;
         // The RAM sweeps: until the QP context port is ready and nothing is busy.
@@ -70,11 +79,14 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         top->s_axis_tkeep = keep;
         MrLanes<W>::set(top->s_axis_tdata, beat);
         top->flush = flush;
+        top->s_adv_valid = adv_offer;
+        top->s_adv_time = adv_time;
         top->m_axis_tready = !rng.percent(stall_pct);
         top->m_rel_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
         const bool taken = offer && top->s_axis_tready;
+        if (adv_offer && top->s_adv_ready) adv_offer = false;
         if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, cnps, cnp_count);
         if (top->mon_rate_fire) {
             mr_cn_rate* r = &rates[(*rate_count)++];
@@ -139,6 +151,38 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         return next;
     }
 
+    // Offers the advance to `tick` (once per call sequence), then clocks
+    // until nothing is active; true once settled, with the pacer's next
+    // busy tick. False: out of cycles or buffer room, call again.
+    bool advance(uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count, mr_cn_rate* rates,
+                 size_t rate_cap, size_t* rate_count, mr_pacer_release* rels, size_t rel_cap, size_t* rel_count,
+                 uint64_t max_cycles, uint64_t* next_busy_valid, uint64_t* next_busy_time) override {
+        MrEvaluating evaluating(this);
+        *cnp_count = *rate_count = *rel_count = 0;
+        if (!advancing) {
+            advancing = adv_offer = true;
+            adv_time = tick;
+        }
+        for (uint64_t c = 0; c < max_cycles && *cnp_count < cnp_cap && *rate_count < rate_cap &&
+                             *rel_count < rel_cap && assertion.empty();
+             ++c) {
+            if (!adv_offer) {
+                top->s_axis_tvalid = 0;
+                top->s_adv_valid = 0;
+                top->flush = 0;
+                top->eval();
+                if (!top->active) {
+                    advancing = false;
+                    *next_busy_valid = top->next_busy_valid;
+                    *next_busy_time = top->next_busy_time;
+                    return true;
+                }
+            }
+            cycle_once(false, false, 0, false, cnps, cnp_count, rates, rate_count, rels, rel_count);
+        }
+        return false;
+    }
+
     bool load_qp(uint64_t local, uint64_t remote) override { return this->load_qp_port(local, remote); }
 };
 
@@ -165,6 +209,17 @@ size_t mr_pipeline_push(void* sim, const mr_pipeline_frame* frames, size_t n, mr
                         mr_pacer_release* rels, size_t rel_cap, size_t* rel_count, uint64_t max_cycles) {
     return mr_as<PipelineSim>(sim)->push(frames, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count, rels,
                                          rel_cap, rel_count, max_cycles);
+}
+
+// Moves the top's time on to `tick` (s_adv_*) once every frame pushed is
+// in, collecting the outputs; 1 once settled, with the pacer's next busy
+// tick in *next_busy_*; 0 when out of cycles or room (call again).
+int mr_pipeline_advance(void* sim, uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
+                        mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, mr_pacer_release* rels,
+                        size_t rel_cap, size_t* rel_count, uint64_t max_cycles, uint64_t* next_busy_valid,
+                        uint64_t* next_busy_time) {
+    return mr_as<PipelineSim>(sim)->advance(tick, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count, rels,
+                                            rel_cap, rel_count, max_cycles, next_busy_valid, next_busy_time);
 }
 
 }  // extern "C"

@@ -15,27 +15,10 @@ use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use crate::cn::{cosim_cn_stimulus, CnInput, CnOverrides, CnSetup, CnStimulus};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
-use crate::stimuli::splitmix64;
+use crate::stimuli::Dice;
 
 /// Events per scenario.
 pub const EVENTS_PER_SCENARIO: u64 = 400;
-
-/// splitmix64: the scenario generators' dice.
-pub(crate) struct Dice(pub u64);
-
-impl Dice {
-    pub fn next(&mut self) -> u64 {
-        let out = splitmix64(self.0);
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        out
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 /// One random scenario: its setup, events, width and handshake.
 pub struct CnScenario {

@@ -18,6 +18,7 @@ pub mod report;
 pub mod rtl;
 pub mod rtl_cn;
 pub mod rtl_pacer;
+pub mod sim;
 pub mod sim_handle;
 pub mod stimuli;
 pub mod summary;

@@ -121,6 +121,23 @@ extern "C" {
         rel_count: *mut usize,
         max_cycles: u64,
     ) -> usize;
+    #[allow(clippy::too_many_arguments)]
+    fn mr_pipeline_advance(
+        sim: *mut c_void,
+        tick: u64,
+        cnps: *mut RtlCnp,
+        cnp_cap: usize,
+        cnp_count: *mut usize,
+        rates: *mut RtlRate,
+        rate_cap: usize,
+        rate_count: *mut usize,
+        rels: *mut RtlRelease,
+        rel_cap: usize,
+        rel_count: *mut usize,
+        max_cycles: u64,
+        next_busy_valid: *mut u64,
+        next_busy_time: *mut u64,
+    ) -> i32;
 }
 
 /// The pacer's stall limit: a rate change costs 44 cycles, a packet 2 or 3.
@@ -251,6 +268,51 @@ impl RtlPipeline {
         let outs = (&mut self.cnps, &mut self.rates, &mut self.releases);
         let (cnps, rates, releases) = outs;
         sim.feed(raw.len(), CN_STALL_CYCLES, |from| pipeline_call(sim, &raw[from..], cnps, rates, releases))
+    }
+
+    /// Time moves on to `tick` once every frame pushed is in (`s_adv_*`):
+    /// the releases due by then append to `self.releases`. Returns the
+    /// pacer's next busy tick (`next_busy_*`).
+    pub fn advance(&mut self, tick: u64) -> Result<Option<u64>, SimStop> {
+        let mut quiet = 0u64;
+        loop {
+            let (cnp_base, rate_base, rel_base) =
+                (make_room(&mut self.cnps), make_room(&mut self.rates), make_room(&mut self.releases));
+            let (mut cnp_count, mut rate_count, mut rel_count) = (0usize, 0usize, 0usize);
+            let (mut next_valid, mut next_time) = (0u64, 0u64);
+            let before = self.sim.cycles();
+            // SAFETY: each pointer covers the count passed with it.
+            let settled = unsafe {
+                mr_pipeline_advance(
+                    self.sim.ptr(),
+                    tick,
+                    self.cnps[cnp_base..].as_mut_ptr(),
+                    OUT_ROOM,
+                    &mut cnp_count,
+                    self.rates[rate_base..].as_mut_ptr(),
+                    OUT_ROOM,
+                    &mut rate_count,
+                    self.releases[rel_base..].as_mut_ptr(),
+                    OUT_ROOM,
+                    &mut rel_count,
+                    CYCLES_PER_CALL,
+                    &mut next_valid,
+                    &mut next_time,
+                )
+            } != 0;
+            self.cnps.truncate(cnp_base + cnp_count);
+            self.rates.truncate(rate_base + rate_count);
+            self.releases.truncate(rel_base + rel_count);
+            self.sim.check()?;
+            if settled {
+                return Ok((next_valid != 0).then_some(next_time));
+            }
+            let produced = cnp_count + rate_count + rel_count;
+            quiet = if produced == 0 { quiet + (self.sim.cycles() - before) } else { 0 };
+            if quiet >= CN_STALL_CYCLES {
+                return Err(SimStop::Stalled(self.sim.cycles()));
+            }
+        }
     }
 
     /// The end of the input: flushes until nothing is inside.

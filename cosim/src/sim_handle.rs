@@ -165,7 +165,7 @@ impl SimHandle {
         }
     }
 
-    fn check(&self) -> Result<(), SimStop> {
+    pub(crate) fn check(&self) -> Result<(), SimStop> {
         match self.assertion() {
             Some((message, cycle)) => Err(SimStop::Assertion(message, cycle)),
             None => Ok(()),

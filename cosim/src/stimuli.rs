@@ -179,6 +179,28 @@ pub fn splitmix64(state: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// splitmix64 as a stream: the generators' and the simulator's dice.
+#[derive(Debug, Clone)]
+pub(crate) struct Dice(pub u64);
+
+impl Dice {
+    pub fn next(&mut self) -> u64 {
+        let out = splitmix64(self.0);
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        out
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum L3 {
     V4 { options: Vec<u8> },

@@ -50,6 +50,18 @@ impl Pipeline {
         Some(event)
     }
 
+    /// Time moves on to `tick` with no frame (`s_adv_*`): the pacer
+    /// releases what is due by then.
+    pub fn advance(&mut self, tick: u64, out: &mut PipelineOutputs) {
+        self.pacer.advance(tick, &mut out.releases);
+    }
+
+    /// When the pacer next has work (`next_busy_*`): the tick a driver
+    /// must advance to next, if packets are held.
+    pub fn next_busy_tick(&self) -> Option<u64> {
+        self.pacer.next_busy_tick()
+    }
+
     /// The end of the input: the pacer releases what it holds.
     pub fn flush(&mut self, out: &mut PipelineOutputs) {
         self.pacer.flush(&mut out.releases);

@@ -1,0 +1,659 @@
+//! `metaroce sim`: closed-loop congestion scenarios (`SPEC.md` §9). N hosts,
+//! each with the pipeline top in its NIC (golden model or Verilated RTL),
+//! on one switch: links with a rate and a propagation delay, a shared
+//! buffer with RED-style ECN marking and tail drop. Receivers' NICs turn
+//! CE marks into CNPs; senders' NICs cut their QPs' rates and pace.
+//!
+//! Discrete events in ps. A NIC sees ns ticks (`ps / 1000`); it is stepped
+//! whenever a frame reaches it, its host posts a packet, or its pacer's next
+//! busy slot starts (the pacer tells when), so no release is found late.
+//! A host keeps one packet per QP between hand-over and the wire: the next
+//! is posted when the previous one starts on the host's link.
+
+pub mod nic;
+pub mod packet;
+pub mod plot;
+pub mod report;
+pub mod switch;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cn_event::{NicConfig, QpContext};
+use metaroce_golden::record::MacAddr;
+
+use crate::stimuli::{host_mac, Dice, GenFrame, START_NS};
+use nic::{Nic, NicOutputs};
+use packet::Packet;
+use switch::{Enqueued, RedProfile, Switch};
+
+/// QPs start here (0 and 1 are InfiniBand's special QPs).
+pub const QP_BASE: u32 = 16;
+
+/// Host `h`'s QP towards peer `p` among `hosts`: `16 + (p - h) mod hosts`.
+/// A host's QPs differ, and so do the remote QPs in its table, which is
+/// how a sent frame's QP is found from its destination QP (`SPEC.md` §6.1).
+pub fn qp_toward(h: usize, p: usize, hosts: usize) -> u32 {
+    QP_BASE + ((p + hosts - h) % hosts) as u32
+}
+
+/// The peer host `h`'s QP `qp` talks to.
+pub fn peer_of(h: usize, qp: u32, hosts: usize) -> Option<usize> {
+    let offset = qp.checked_sub(QP_BASE)? as usize;
+    (offset > 0 && offset < hosts).then(|| (h + offset) % hosts)
+}
+/// The experimental EtherType (IEEE 802 local experimental 1) of the marker
+/// frame that opens every host capture at tick 0.
+const MARKER_ETHERTYPE: u16 = 0x88B5;
+const PS_PER_NS: u64 = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qp_numbers_are_unique_both_ways_and_invert() {
+        for hosts in [2, 3, 17, 65] {
+            for h in 0..hosts {
+                let peers: Vec<usize> = (0..hosts).filter(|&p| p != h).collect();
+                let mut locals: Vec<u32> = peers.iter().map(|&p| qp_toward(h, p, hosts)).collect();
+                let mut remotes: Vec<u32> = peers.iter().map(|&p| qp_toward(p, h, hosts)).collect();
+                for &p in &peers {
+                    assert_eq!(peer_of(h, qp_toward(h, p, hosts), hosts), Some(p));
+                }
+                locals.sort_unstable();
+                locals.dedup();
+                remotes.sort_unstable();
+                remotes.dedup();
+                assert_eq!((locals.len(), remotes.len()), (peers.len(), peers.len()));
+                assert!(locals.iter().all(|&q| q < 4096));
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// `senders` hosts each send one message to host 0.
+    Incast { senders: usize },
+    /// Every one of `hosts` hosts sends one message to every other.
+    AllToAll { hosts: usize },
+}
+
+impl Scenario {
+    pub fn hosts(&self) -> usize {
+        match *self {
+            Scenario::Incast { senders } => senders + 1,
+            Scenario::AllToAll { hosts } => hosts,
+        }
+    }
+
+    /// (source, destination) of every flow.
+    pub fn flows(&self) -> Vec<(usize, usize)> {
+        match *self {
+            Scenario::Incast { senders } => (1..=senders).map(|s| (s, 0)).collect(),
+            Scenario::AllToAll { hosts } => {
+                (0..hosts).flat_map(|s| (0..hosts).filter(move |&d| d != s).map(move |d| (s, d))).collect()
+            }
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match *self {
+            Scenario::Incast { senders } => format!("incast {senders}:1"),
+            Scenario::AllToAll { hosts } => format!("all-to-all, {hosts} hosts"),
+        }
+    }
+}
+
+/// Where the Verilated top runs instead of the golden model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RtlPlacement {
+    #[default]
+    Nowhere,
+    Host(usize),
+    Everywhere,
+}
+
+impl RtlPlacement {
+    fn covers(&self, host: usize) -> bool {
+        match *self {
+            RtlPlacement::Nowhere => false,
+            RtlPlacement::Host(h) => h == host,
+            RtlPlacement::Everywhere => true,
+        }
+    }
+}
+
+/// One run's configuration.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub scenario: Scenario,
+    pub link_gbps: u32,
+    /// Propagation delay of each link (host to switch), ns.
+    pub link_delay_ns: u64,
+    /// Bytes of each flow's message.
+    pub message_bytes: u64,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Each flow starts at a uniform random time in [0, jitter].
+    pub jitter_ns: u64,
+    pub buffer_bytes: u64,
+    pub red: RedProfile,
+    /// Every NIC's congestion control (its line rate is the link's).
+    pub cc: CcParams,
+    pub rtl: RtlPlacement,
+    pub seed: u64,
+    pub sample_ns: u64,
+    /// The run stops here even if flows are left.
+    pub max_time_ns: u64,
+    /// Keep every NIC's input stream for the captures.
+    pub record_captures: bool,
+}
+
+impl SimConfig {
+    /// Defaults for `scenario` at `link_gbps` (`SPEC.md` §9).
+    pub fn new(scenario: Scenario, link_gbps: u32) -> Self {
+        SimConfig {
+            scenario,
+            link_gbps,
+            link_delay_ns: 1000,
+            message_bytes: 1 << 20,
+            mtu: 4096,
+            jitter_ns: 0,
+            buffer_bytes: 32 << 20,
+            red: RedProfile::for_link(link_gbps),
+            cc: CcParams::default(),
+            rtl: RtlPlacement::Nowhere,
+            seed: 1,
+            sample_ns: 1000,
+            max_time_ns: 100_000_000,
+            record_captures: true,
+        }
+    }
+
+    /// Refuses what the network or the NICs cannot run.
+    pub fn validate(&self) -> Result<(), String> {
+        let hosts = self.scenario.hosts();
+        match self.scenario {
+            Scenario::Incast { senders } if !(2..=64).contains(&senders) => {
+                return Err(format!("incast: {senders} senders; 2 to 64"));
+            }
+            Scenario::AllToAll { hosts } if !(2..=64).contains(&hosts) => {
+                return Err(format!("all-to-all: {hosts} hosts; 2 to 64"));
+            }
+            _ => {}
+        }
+        if let RtlPlacement::Host(h) = self.rtl {
+            if h >= hosts {
+                return Err(format!("--rtl {h}: there are hosts 0 to {}", hosts - 1));
+            }
+        }
+        if !(1..=1600).contains(&self.link_gbps) {
+            return Err(format!("link rate {} Gb/s: 1 to 1600", self.link_gbps));
+        }
+        if !(256..=9000).contains(&self.mtu) {
+            return Err(format!("MTU {} B: 256 to 9000", self.mtu));
+        }
+        if self.message_bytes == 0 {
+            return Err("the message size must be at least 1 byte".into());
+        }
+        if self.sample_ns == 0 {
+            return Err("the sample interval must be at least 1 ns".into());
+        }
+        if self.buffer_bytes < u64::from(self.mtu) + 128 {
+            return Err(format!("a {} B buffer holds no packet", self.buffer_bytes));
+        }
+        if self.red.kmin > self.red.kmax || !(0.0..=1.0).contains(&self.red.pmax) {
+            return Err("ECN marking needs kmin <= kmax and pmax in [0, 1]".into());
+        }
+        Ok(())
+    }
+
+    fn packets_per_message(&self) -> u64 {
+        self.message_bytes.div_ceil(u64::from(self.mtu))
+    }
+
+    fn payload_of(&self, index: u64) -> u32 {
+        let left = self.message_bytes - index * u64::from(self.mtu);
+        left.min(u64::from(self.mtu)) as u32
+    }
+
+    /// Host `h`'s NIC file: its MAC, a QP per peer it talks to, the cc.
+    pub fn nic_config(&self, host: usize) -> NicConfig {
+        let hosts = self.scenario.hosts();
+        let mut peers: Vec<usize> = self
+            .scenario
+            .flows()
+            .into_iter()
+            .filter_map(|(s, d)| (s == host).then_some(d).or((d == host).then_some(s)))
+            .collect();
+        peers.sort_unstable();
+        peers.dedup();
+        let mut cc = self.cc;
+        cc.line_rate_mbps = self.link_gbps * 1000;
+        NicConfig {
+            local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
+            qps: peers
+                .into_iter()
+                .map(|p| QpContext { local: qp_toward(host, p, hosts), remote: qp_toward(p, host, hosts) })
+                .collect(),
+            cc,
+        }
+    }
+}
+
+/// One flow's progress.
+#[derive(Debug, Clone, Default)]
+pub struct Flow {
+    pub src: usize,
+    pub dst: usize,
+    pub start_ps: u64,
+    pub posted: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub lost_packets: u64,
+    pub done_ps: Option<u64>,
+    /// The sender NIC's current rate for the flow's QP, kb/s.
+    pub rate_kbps: u32,
+}
+
+/// One row of the time series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub time_ns: u64,
+    pub rate_kbps: Vec<u32>,
+    pub delivered_bytes: Vec<u64>,
+    pub port_depth: Vec<u64>,
+    pub buffer_used: u64,
+    pub marks: u64,
+    pub drops: u64,
+    pub cnps: u64,
+}
+
+/// Everything a run produced.
+#[derive(Debug)]
+pub struct SimRun {
+    pub config: SimConfig,
+    pub mode: CcMode,
+    pub flows: Vec<Flow>,
+    pub samples: Vec<Sample>,
+    pub peak_buffer: u64,
+    pub peak_port: Vec<u64>,
+    pub marks: u64,
+    pub drops: u64,
+    pub dropped_bytes: u64,
+    pub cnps_sent: u64,
+    pub cnps_received: u64,
+    pub pacer_drops: u64,
+    /// The collective finished (every packet delivered or lost), ps.
+    pub completion_ps: Option<u64>,
+    /// Per host: the NIC's input stream (the replayable capture) and file.
+    pub captures: Vec<(NicConfig, Vec<GenFrame>)>,
+    pub events: u64,
+}
+
+#[derive(Debug)]
+enum Event {
+    Post { flow: usize },
+    Wake { host: usize, generation: u64 },
+    Released { host: usize, packet: Packet },
+    HostSent { host: usize },
+    AtSwitch { packet: Packet },
+    PortSent { port: usize },
+    AtHost { host: usize, packet: Packet },
+    Sample,
+}
+
+struct Host {
+    nic: Nic,
+    /// The wake-up scheduled for the pacer's next busy slot.
+    wake: Option<(u64, u64)>,
+    generation: u64,
+    /// Per peer: packets handed to the NIC, not yet released.
+    in_pacer: Vec<VecDeque<Packet>>,
+    egress: VecDeque<Packet>,
+    link_busy: bool,
+    capture: Vec<GenFrame>,
+}
+
+struct World {
+    config: SimConfig,
+    now: u64,
+    sequence: u64,
+    queue: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    slots: Vec<Option<Event>>,
+    free: Vec<usize>,
+    hosts: Vec<Host>,
+    flows: Vec<Flow>,
+    /// The flow from host s to host d at `s * hosts + d`.
+    flow_of: Vec<Option<usize>>,
+    switch: Switch,
+    samples: Vec<Sample>,
+    cnps_sent: u64,
+    cnps_received: u64,
+    pacer_drops: u64,
+    flows_left: usize,
+    events: u64,
+}
+
+/// Runs `config` with every NIC in `mode`.
+pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, String> {
+    config.validate()?;
+    let mut config = config.clone();
+    config.cc.mode = mode;
+    let host_count = config.scenario.hosts();
+    let mut hosts = Vec::with_capacity(host_count);
+    for h in 0..host_count {
+        let nic_config = config.nic_config(h);
+        let regs = nic_config.cc.registers().map_err(|e| e.to_string())?;
+        let nic = if config.rtl.covers(h) { Nic::rtl(&nic_config, &regs) } else { Nic::golden(&nic_config, &regs) }
+            .map_err(|e| format!("host {h}: {e}"))?;
+        let capture = if config.record_captures { vec![marker_frame(h, &config)] } else { Vec::new() };
+        hosts.push(Host {
+            nic,
+            wake: None,
+            generation: 0,
+            in_pacer: vec![VecDeque::new(); host_count],
+            egress: VecDeque::new(),
+            link_busy: false,
+            capture,
+        });
+    }
+    // The jitter's dice apart from the switch's (seeded with the seed itself).
+    let mut dice = Dice(!config.seed);
+    let line_kbps = config.link_gbps * 1_000_000;
+    let flows: Vec<Flow> = config
+        .scenario
+        .flows()
+        .into_iter()
+        .map(|(src, dst)| Flow {
+            src,
+            dst,
+            start_ps: if config.jitter_ns == 0 { 0 } else { dice.next() % (config.jitter_ns + 1) * PS_PER_NS },
+            rate_kbps: line_kbps,
+            ..Flow::default()
+        })
+        .collect();
+    let mut flow_of = vec![None; host_count * host_count];
+    for (i, f) in flows.iter().enumerate() {
+        flow_of[f.src * host_count + f.dst] = Some(i);
+    }
+    let switch = Switch::new(host_count, config.buffer_bytes, config.red, config.seed);
+    let mut world = World {
+        now: 0,
+        sequence: 0,
+        queue: BinaryHeap::new(),
+        slots: Vec::new(),
+        free: Vec::new(),
+        hosts,
+        flows_left: flows.len(),
+        flows,
+        flow_of,
+        switch,
+        samples: Vec::new(),
+        cnps_sent: 0,
+        cnps_received: 0,
+        pacer_drops: 0,
+        events: 0,
+        config,
+    };
+    for flow in 0..world.flows.len() {
+        let start = world.flows[flow].start_ps;
+        world.schedule(start, Event::Post { flow });
+    }
+    world.schedule(0, Event::Sample);
+    world.run()?;
+    let completion_ps = (world.flows_left == 0).then(|| world.flows.iter().filter_map(|f| f.done_ps).max()).flatten();
+    let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
+    Ok(SimRun {
+        mode,
+        peak_buffer: world.switch.peak_used,
+        peak_port,
+        marks: world.switch.marks,
+        drops: world.switch.drops,
+        dropped_bytes: world.switch.dropped_bytes,
+        cnps_sent: world.cnps_sent,
+        cnps_received: world.cnps_received,
+        pacer_drops: world.pacer_drops,
+        completion_ps,
+        captures: (0..host_count)
+            .map(|h| (world.config.nic_config(h), std::mem::take(&mut world.hosts[h].capture)))
+            .collect(),
+        events: world.events,
+        flows: world.flows,
+        samples: world.samples,
+        config: world.config,
+    })
+}
+
+/// The frame that opens host `h`'s capture at tick 0, so that a replay's
+/// time base is the simulation's: broadcast, experimental EtherType, the
+/// scenario in words.
+fn marker_frame(host: usize, config: &SimConfig) -> GenFrame {
+    let mut data = vec![0xFF; 6];
+    data.extend(host_mac(packet::address_of(host)));
+    data.extend(MARKER_ETHERTYPE.to_be_bytes());
+    data.extend(format!("metaroce sim: {}, host {host}", config.scenario.name()).bytes());
+    data.resize(data.len().max(60), 0);
+    GenFrame::at(START_NS, data)
+}
+
+impl World {
+    fn schedule(&mut self, at: u64, event: Event) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = Some(event);
+                i
+            }
+            None => {
+                self.slots.push(Some(event));
+                self.slots.len() - 1
+            }
+        };
+        self.queue.push(Reverse((at, self.sequence, slot)));
+        self.sequence += 1;
+    }
+
+    fn run(&mut self) -> Result<(), String> {
+        let limit = self.config.max_time_ns * PS_PER_NS;
+        while let Some(Reverse((at, _, slot))) = self.queue.pop() {
+            if at > limit {
+                break;
+            }
+            self.now = at;
+            self.events += 1;
+            let event = self.slots[slot].take().expect("a scheduled event");
+            self.free.push(slot);
+            match event {
+                Event::Post { flow } => self.post(flow)?,
+                Event::Wake { host, generation } => {
+                    if self.hosts[host].generation == generation {
+                        self.hosts[host].wake = None;
+                        self.step(host, None)?;
+                    }
+                }
+                Event::Released { host, packet } => {
+                    self.hosts[host].egress.push_back(packet);
+                    self.start_host_link(host);
+                }
+                Event::HostSent { host } => {
+                    self.hosts[host].link_busy = false;
+                    self.start_host_link(host);
+                }
+                Event::AtSwitch { packet } => self.at_switch(packet),
+                Event::PortSent { port } => {
+                    self.switch.done(port);
+                    self.start_port(port);
+                }
+                Event::AtHost { host, packet } => self.at_host(host, packet)?,
+                Event::Sample => {
+                    self.sample();
+                    if self.flows_left > 0 {
+                        self.schedule(self.now + self.config.sample_ns * PS_PER_NS, Event::Sample);
+                    }
+                }
+            }
+        }
+        if self.samples.last().is_none_or(|s| s.time_ns != self.now / PS_PER_NS) {
+            self.sample();
+        }
+        Ok(())
+    }
+
+    /// The host posts the next packet of `flow` to its NIC.
+    fn post(&mut self, flow: usize) -> Result<(), String> {
+        let f = &self.flows[flow];
+        let (src, dst, index) = (f.src, f.dst, f.posted);
+        let count = self.config.packets_per_message();
+        let hosts = self.hosts.len();
+        let packet =
+            Packet::data(flow, src, dst, qp_toward(dst, src, hosts), index, count, self.config.payload_of(index));
+        self.flows[flow].posted += 1;
+        let data = packet.data.clone();
+        self.hosts[src].in_pacer[dst].push_back(packet);
+        self.step(src, Some((&data, Some(qp_toward(src, dst, hosts)))))
+    }
+
+    /// One NIC step at the current time: a frame in (if any), time moves
+    /// on, and what the NIC made goes out.
+    fn step(&mut self, h: usize, frame: Option<(&[u8], Option<u32>)>) -> Result<(), String> {
+        let tick = self.now / PS_PER_NS;
+        let host = &mut self.hosts[h];
+        let at = |e: String| format!("host {h} at {tick} ns: {e}");
+        if let Some((data, tx_qp)) = frame {
+            host.nic.frame(data, tick, tx_qp).map_err(at)?;
+            if self.config.record_captures {
+                host.capture.push(GenFrame::at(START_NS + tick, data.to_vec()));
+            }
+        }
+        let out = host.nic.advance(tick).map_err(at)?;
+        self.apply(h, out)
+    }
+
+    fn apply(&mut self, h: usize, out: NicOutputs) -> Result<(), String> {
+        for (_, frame) in out.cnps {
+            self.cnps_sent += 1;
+            self.hosts[h].egress.push_back(Packet::cnp(frame));
+        }
+        self.start_host_link(h);
+        for (_, qp, rate) in out.rates {
+            let hosts = self.hosts.len();
+            if let Some(flow) = peer_of(h, qp, hosts).and_then(|p| self.flow_of[h * hosts + p]) {
+                self.flows[flow].rate_kbps = rate;
+            }
+        }
+        for release in out.releases {
+            let peer = peer_of(h, release.qp, self.hosts.len());
+            let Some(queue) = peer.and_then(|p| self.hosts[h].in_pacer.get_mut(p)) else {
+                return Err(format!("host {h}: the pacer released QP {}, which the host never used", release.qp));
+            };
+            let Some(packet) = queue.pop_front() else {
+                return Err(format!("host {h}: the pacer released QP {} with nothing posted", release.qp));
+            };
+            if release.len as usize != packet.data.len() {
+                return Err(format!(
+                    "host {h}: the pacer released {} B on QP {}; the host posted {} B",
+                    release.len,
+                    release.qp,
+                    packet.data.len()
+                ));
+            }
+            if release.dropped {
+                // The pacer was full: the host posts the packet again later.
+                self.pacer_drops += 1;
+                let flow = packet.flow.expect("a data packet");
+                self.flows[flow].posted -= 1;
+                self.schedule(self.now + self.config.sample_ns * PS_PER_NS, Event::Post { flow });
+                continue;
+            }
+            let at = (release.time * PS_PER_NS).max(self.now);
+            self.schedule(at, Event::Released { host: h, packet });
+        }
+        let host = &mut self.hosts[h];
+        let wake = out.next_busy.map(|tick| (tick * PS_PER_NS).max(self.now));
+        if wake != host.wake.map(|(at, _)| at) {
+            host.generation += 1;
+            host.wake = wake.map(|at| (at, host.generation));
+            if let Some(at) = wake {
+                let generation = host.generation;
+                self.schedule(at, Event::Wake { host: h, generation });
+            }
+        }
+        Ok(())
+    }
+
+    fn start_host_link(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        if host.link_busy {
+            return;
+        }
+        let Some(packet) = host.egress.pop_front() else { return };
+        host.link_busy = true;
+        let end = self.now + packet.wire_ps(self.config.link_gbps);
+        if let Some(flow) = packet.flow {
+            if self.flows[flow].posted < self.config.packets_per_message() {
+                self.schedule(self.now, Event::Post { flow });
+            }
+        }
+        self.schedule(end, Event::HostSent { host: h });
+        self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtSwitch { packet });
+    }
+
+    fn at_switch(&mut self, packet: Packet) {
+        let port = packet.dst_host();
+        let flow = packet.flow;
+        if self.switch.enqueue(port, packet) == Enqueued::Dropped {
+            if let Some(flow) = flow {
+                self.flows[flow].lost_packets += 1;
+                self.check_done(flow);
+            }
+            return;
+        }
+        self.start_port(port);
+    }
+
+    fn start_port(&mut self, port: usize) {
+        let Some(packet) = self.switch.start(port) else { return };
+        let end = self.now + packet.wire_ps(self.config.link_gbps);
+        self.schedule(end, Event::PortSent { port });
+        self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+    }
+
+    fn at_host(&mut self, h: usize, packet: Packet) -> Result<(), String> {
+        match packet.flow {
+            Some(flow) => {
+                let f = &mut self.flows[flow];
+                f.delivered_packets += 1;
+                f.delivered_bytes += packet.data.len() as u64;
+                self.check_done(flow);
+            }
+            None => self.cnps_received += 1,
+        }
+        self.step(h, Some((&packet.data, None)))
+    }
+
+    fn check_done(&mut self, flow: usize) {
+        let count = self.config.packets_per_message();
+        let f = &mut self.flows[flow];
+        if f.done_ps.is_none() && f.delivered_packets + f.lost_packets == count {
+            f.done_ps = Some(self.now);
+            self.flows_left -= 1;
+        }
+    }
+
+    fn sample(&mut self) {
+        let ports = self.hosts.len();
+        self.samples.push(Sample {
+            time_ns: self.now / PS_PER_NS,
+            rate_kbps: self.flows.iter().map(|f| f.rate_kbps).collect(),
+            delivered_bytes: self.flows.iter().map(|f| f.delivered_bytes).collect(),
+            port_depth: (0..ports).map(|p| self.switch.depth(p)).collect(),
+            buffer_used: self.switch.used,
+            marks: self.switch.marks,
+            drops: self.switch.drops,
+            cnps: self.cnps_sent,
+        });
+    }
+}

@@ -1,0 +1,397 @@
+//! What a closed-loop run shows a person: the summary figures (`SPEC.md`
+//! §9.4), CSV time series, SVG charts and the per-host captures.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use metaroce_golden::cc_params::CcMode;
+use serde::Serialize;
+
+use super::packet::{Packet, WIRE_OVERHEAD};
+use super::plot::{Chart, Series};
+use super::{Scenario, SimConfig, SimRun};
+use crate::stimuli::write_capture;
+
+/// The figures of one run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub scenario: String,
+    pub cc: String,
+    pub link_gbps: u32,
+    pub flows: usize,
+    pub message_bytes: u64,
+    /// Shared-buffer occupancy: the most ever, and the mean over the
+    /// samples up to completion.
+    pub peak_buffer_bytes: u64,
+    pub mean_buffer_bytes: u64,
+    /// The deepest any single egress queue got.
+    pub peak_port_bytes: u64,
+    pub marks: u64,
+    pub drops: u64,
+    pub cnps: u64,
+    /// Until every packet of the collective was delivered or lost, µs.
+    pub completion_us: Option<f64>,
+    /// The bound: the busiest host link carrying its bytes at line rate, µs.
+    pub ideal_completion_us: f64,
+    /// Jain's fairness index of the flows' throughputs while all are active.
+    pub jain_fairness: f64,
+    /// From the first start until every egress queue stays at or below
+    /// Kmax for the rest of the run, µs.
+    pub converge_us: Option<f64>,
+}
+
+pub fn summarize(run: &SimRun) -> Summary {
+    let c = &run.config;
+    let done_ns = run.completion_ps.map(|ps| ps / 1000);
+    let until_done: Vec<_> =
+        run.samples.iter().filter(|s| done_ns.is_none_or(|d| s.time_ns <= d)).map(|s| s.buffer_used).collect();
+    let mean_buffer = if until_done.is_empty() { 0 } else { until_done.iter().sum::<u64>() / until_done.len() as u64 };
+    let first_start = run.flows.iter().map(|f| f.start_ps).min().unwrap_or(0) / 1000;
+    // The last sample above Kmax; converged from the next one on.
+    let last_over = run.samples.iter().rposition(|s| s.port_depth.iter().any(|&d| d > c.red.kmax));
+    let converge_us = match last_over {
+        None => Some(0.0),
+        Some(i) => run.samples.get(i + 1).map(|s| (s.time_ns.saturating_sub(first_start)) as f64 / 1000.0),
+    };
+    Summary {
+        scenario: c.scenario.name(),
+        cc: run.mode.name().to_string(),
+        link_gbps: c.link_gbps,
+        flows: run.flows.len(),
+        message_bytes: c.message_bytes,
+        peak_buffer_bytes: run.peak_buffer,
+        mean_buffer_bytes: mean_buffer,
+        peak_port_bytes: run.peak_port.iter().copied().max().unwrap_or(0),
+        marks: run.marks,
+        drops: run.drops,
+        cnps: run.cnps_sent,
+        completion_us: run.completion_ps.map(|ps| ps as f64 / 1e6),
+        ideal_completion_us: ideal_completion_us(run),
+        jain_fairness: jain(&flow_throughputs(run)),
+        converge_us,
+    }
+}
+
+/// The busiest host link (in or out), at line rate with the wire overhead.
+fn ideal_completion_us(run: &SimRun) -> f64 {
+    let c = &run.config;
+    let frame_bytes: u64 =
+        (0..c.packets_per_message()).map(|i| Packet::frame_len(c.payload_of(i)) as u64 + WIRE_OVERHEAD).sum();
+    let hosts = c.scenario.hosts();
+    let (mut out, mut into) = (vec![0u64; hosts], vec![0u64; hosts]);
+    for f in &run.flows {
+        out[f.src] += frame_bytes;
+        into[f.dst] += frame_bytes;
+    }
+    let busiest = out.iter().chain(&into).copied().max().unwrap_or(0);
+    busiest as f64 * 8.0 / f64::from(c.link_gbps) / 1000.0
+}
+
+/// Each flow's throughput (bytes per ns) while every flow is active: from
+/// the last start to the first finish, from the samples; over each flow's
+/// own lifetime when that window holds fewer than two samples.
+fn flow_throughputs(run: &SimRun) -> Vec<f64> {
+    let last_start = run.flows.iter().map(|f| f.start_ps / 1000).max().unwrap_or(0);
+    let first_done = run.flows.iter().filter_map(|f| f.done_ps.map(|d| d / 1000)).min().unwrap_or(u64::MAX);
+    let window: Vec<_> = run.samples.iter().filter(|s| s.time_ns >= last_start && s.time_ns <= first_done).collect();
+    if let [first, .., last] = window.as_slice() {
+        let span = (last.time_ns - first.time_ns) as f64;
+        return (0..run.flows.len())
+            .map(|i| (last.delivered_bytes[i] - first.delivered_bytes[i]) as f64 / span)
+            .collect();
+    }
+    run.flows
+        .iter()
+        .map(|f| {
+            let end = f.done_ps.unwrap_or(run.completion_ps.unwrap_or(0));
+            f.delivered_bytes as f64 / ((end.saturating_sub(f.start_ps)) as f64 / 1000.0).max(1.0)
+        })
+        .collect()
+}
+
+/// (Σx)² / (n Σx²): 1 when all are equal, 1/n when one takes everything.
+pub fn jain(xs: &[f64]) -> f64 {
+    let (sum, squares) = xs.iter().fold((0.0, 0.0), |(s, q), x| (s + x, q + x * x));
+    if squares == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (xs.len() as f64 * squares)
+}
+
+fn flow_name(run: &SimRun, i: usize) -> String {
+    let f = &run.flows[i];
+    format!("h{}->h{}", f.src, f.dst)
+}
+
+/// `rates.csv`: one row per sample, the sender's rate per flow in Gb/s.
+pub fn rates_csv(run: &SimRun) -> String {
+    let mut s = String::from("time_ns");
+    for i in 0..run.flows.len() {
+        let _ = write!(s, ",{}_gbps", flow_name(run, i));
+    }
+    s.push('\n');
+    for sample in &run.samples {
+        let _ = write!(s, "{}", sample.time_ns);
+        for &rate in &sample.rate_kbps {
+            let _ = write!(s, ",{:.6}", f64::from(rate) / 1e6);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `queue.csv`: one row per sample: the shared buffer, every egress queue
+/// (bytes), and the running counts of marks, drops and CNPs.
+pub fn queue_csv(run: &SimRun) -> String {
+    let mut s = String::from("time_ns,buffer_bytes");
+    for p in 0..run.config.scenario.hosts() {
+        let _ = write!(s, ",port{p}_bytes");
+    }
+    s.push_str(",marks,drops,cnps\n");
+    for sample in &run.samples {
+        let _ = write!(s, "{},{}", sample.time_ns, sample.buffer_used);
+        for depth in &sample.port_depth {
+            let _ = write!(s, ",{depth}");
+        }
+        let _ = writeln!(s, ",{},{},{}", sample.marks, sample.drops, sample.cnps);
+    }
+    s
+}
+
+fn title(run: &SimRun, what: &str) -> String {
+    let c = &run.config;
+    format!("{what}: {} at {} Gb/s, {}", c.scenario.name(), c.link_gbps, run.mode.name())
+}
+
+/// The flows' fair share under max-min fairness on a star: every flow
+/// limited by its busier end.
+fn fair_share_gbps(run: &SimRun) -> f64 {
+    let c = &run.config;
+    let busiest = match c.scenario {
+        Scenario::Incast { senders } => senders,
+        Scenario::AllToAll { hosts } => hosts - 1,
+    };
+    f64::from(c.link_gbps) / busiest as f64
+}
+
+pub fn rates_chart(run: &SimRun) -> Chart {
+    let series = (0..run.flows.len())
+        .map(|i| Series {
+            name: flow_name(run, i),
+            points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, f64::from(s.rate_kbps[i]) / 1e6)).collect(),
+        })
+        .collect();
+    Chart {
+        title: title(run, "Rate per QP"),
+        x_label: "time (µs)".into(),
+        y_label: "rate (Gb/s)".into(),
+        series,
+        guides: vec![("fair share".into(), fair_share_gbps(run))],
+    }
+}
+
+pub fn queue_chart(run: &SimRun) -> Chart {
+    let kb = |b: u64| b as f64 / 1000.0;
+    let mut series = vec![Series {
+        name: "shared buffer".into(),
+        points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, kb(s.buffer_used))).collect(),
+    }];
+    // The egress queues that carried a tenth of the deepest one, at most 8.
+    let deepest = run.peak_port.iter().copied().max().unwrap_or(0);
+    let mut ports: Vec<usize> = (0..run.peak_port.len()).filter(|&p| run.peak_port[p] * 10 > deepest).collect();
+    ports.sort_by_key(|&p| std::cmp::Reverse(run.peak_port[p]));
+    ports.truncate(8);
+    ports.sort_unstable();
+    for p in ports {
+        series.push(Series {
+            name: format!("port {p} (to h{p})"),
+            points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, kb(s.port_depth[p]))).collect(),
+        });
+    }
+    let red = run.config.red;
+    Chart {
+        title: title(run, "Switch queue"),
+        x_label: "time (µs)".into(),
+        y_label: "bytes queued (kB)".into(),
+        series,
+        guides: vec![("Kmin".into(), kb(red.kmin)), ("Kmax".into(), kb(red.kmax))],
+    }
+}
+
+/// Writes the run's files into `dir`: `summary.json`, `rates.csv`,
+/// `queue.csv`, `rates.svg`, `queue.svg`, and with captures
+/// `captures/hostNN.pcap` with `hostNN.nic.json` beside each.
+pub fn write_run(run: &SimRun, summary: &Summary, dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    };
+    write("summary.json", serde_json::to_string_pretty(summary)? + "\n")?;
+    write("rates.csv", rates_csv(run))?;
+    write("queue.csv", queue_csv(run))?;
+    write("rates.svg", rates_chart(run).svg())?;
+    write("queue.svg", queue_chart(run).svg())?;
+    if run.config.record_captures {
+        let captures = dir.join("captures");
+        fs::create_dir_all(&captures).with_context(|| format!("cannot create {}", captures.display()))?;
+        for (h, (nic, frames)) in run.captures.iter().enumerate() {
+            let pcap = captures.join(format!("host{h:02}.pcap"));
+            write_capture(&pcap, frames).with_context(|| format!("cannot write {}", pcap.display()))?;
+            let nic_path = captures.join(format!("host{h:02}.nic.json"));
+            fs::write(&nic_path, serde_json::to_string_pretty(nic)? + "\n")
+                .with_context(|| format!("cannot write {}", nic_path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn optional(v: Option<f64>, unit: &str) -> String {
+    v.map_or_else(|| "never".to_string(), |v| format!("{v:.1} {unit}"))
+}
+
+/// Runs side by side: one column per run, one row per figure (Markdown).
+pub fn comparison_table(runs: &[Summary]) -> String {
+    fn kb(b: u64) -> String {
+        format!("{:.0} kB", b as f64 / 1000.0)
+    }
+    type Row = (&'static str, fn(&Summary) -> String);
+    let rows: [Row; 11] = [
+        ("peak shared buffer", |s| kb(s.peak_buffer_bytes)),
+        ("mean shared buffer", |s| kb(s.mean_buffer_bytes)),
+        ("peak egress queue", |s| kb(s.peak_port_bytes)),
+        ("ECN marks", |s| s.marks.to_string()),
+        ("drops", |s| s.drops.to_string()),
+        ("CNPs", |s| s.cnps.to_string()),
+        ("completion", |s| optional(s.completion_us, "µs")),
+        ("line-rate bound", |s| format!("{:.1} µs", s.ideal_completion_us)),
+        ("Jain's fairness", |s| format!("{:.3}", s.jain_fairness)),
+        ("queue under Kmax after", |s| optional(s.converge_us, "µs")),
+        ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
+    ];
+    let mut t = String::from("| |");
+    for s in runs {
+        let _ = write!(t, " {} at {}G, {} |", s.scenario, s.link_gbps, s.cc);
+    }
+    t.push_str("\n|---|");
+    t.push_str(&"---|".repeat(runs.len()));
+    t.push('\n');
+    for (name, value) in &rows {
+        let _ = write!(t, "| {name} |");
+        for s in runs {
+            let _ = write!(t, " {} |", value(s));
+        }
+        t.push('\n');
+    }
+    t
+}
+
+/// Runs `config` once per mode, each run's files into `out/<mode>/`, the
+/// side-by-side table into `out/summary.md`; returns the summaries.
+pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn Write) -> Result<Vec<Summary>> {
+    let mut summaries = Vec::new();
+    for &mode in modes {
+        let started = Instant::now();
+        let run = super::run(config, mode).map_err(|e| anyhow!("{} ({}): {e}", config.scenario.name(), mode.name()))?;
+        let summary = summarize(&run);
+        let dir = out.join(mode.name());
+        write_run(&run, &summary, &dir)?;
+        writeln!(
+            log,
+            "{} at {} Gb/s, {}: {} events in {:.1} s -> {}",
+            config.scenario.name(),
+            config.link_gbps,
+            mode.name(),
+            run.events,
+            started.elapsed().as_secs_f64(),
+            dir.display()
+        )?;
+        summaries.push(summary);
+    }
+    let table = comparison_table(&summaries);
+    let path = out.join("summary.md");
+    fs::write(&path, &table).with_context(|| format!("cannot write {}", path.display()))?;
+    writeln!(log, "\n{table}")?;
+    Ok(summaries)
+}
+
+/// The README's measurement set (`SPEC.md` §9.5): (file stem, configuration).
+pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
+    let mut cases = vec![
+        ("incast16-100g", SimConfig::new(Scenario::Incast { senders: 16 }, 100)),
+        ("incast16-400g", SimConfig::new(Scenario::Incast { senders: 16 }, 400)),
+        ("alltoall8-100g", SimConfig::new(Scenario::AllToAll { hosts: 8 }, 100)),
+    ];
+    for (_, config) in &mut cases {
+        config.record_captures = false;
+    }
+    cases
+}
+
+/// Where the README's generated block starts and ends.
+pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
+pub const README_END: &str = "<!-- metaroce sim readme: end -->";
+
+/// Runs the README's measurement set in both modes: charts and
+/// `summary.md` into `dir`, and the table with links to the charts into
+/// `readme` between [`README_BEGIN`] and [`README_END`].
+pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut block = String::new();
+    for (stem, config) in readme_cases() {
+        let mut summaries = Vec::new();
+        let mut charts = String::new();
+        for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
+            let started = Instant::now();
+            let run = super::run(&config, mode).map_err(|e| anyhow!("{stem} ({}): {e}", mode.name()))?;
+            for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
+                let name = format!("{stem}-{}-{kind}.svg", mode.name());
+                let path = dir.join(&name);
+                fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
+                let link = relative_link(readme, &path);
+                let _ = write!(charts, "[{kind}, {}]({link}) ", mode.name());
+            }
+            writeln!(log, "{stem} {}: {:.1} s", mode.name(), started.elapsed().as_secs_f64())?;
+            summaries.push(summarize(&run));
+        }
+        let _ = writeln!(
+            block,
+            "\n**{}**, {} Gb/s links. Charts: {}\n",
+            config.scenario.name(),
+            config.link_gbps,
+            charts.trim_end()
+        );
+        block.push_str(&comparison_table(&summaries));
+    }
+    fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
+    let text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
+    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
+        bail!("{} has no `{README_BEGIN}` ... `{README_END}` block to fill", readme.display());
+    };
+    let updated = format!("{}{README_BEGIN}\n{block}\n{}", &text[..begin], &text[end..]);
+    fs::write(readme, updated).with_context(|| format!("cannot write {}", readme.display()))?;
+    writeln!(log, "\n{block}")?;
+    Ok(())
+}
+
+/// `path` as a link from the directory of `from`.
+fn relative_link(from: &Path, path: &Path) -> String {
+    let base = from.parent().unwrap_or(Path::new(""));
+    path.strip_prefix(base).unwrap_or(path).display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_a_hog() {
+        assert!((jain(&[2.0, 2.0, 2.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+}
