@@ -1,0 +1,192 @@
+//! `metaroce sim` as a user runs it: the RTL in the loop gives the golden
+//! loop's traces byte for byte, the host captures replay clean through the
+//! cosim, the files a person opens are there and well formed, the README
+//! block regenerates, and bad flags are refused.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn metaroce(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_metaroce"))
+        .args(args)
+        .current_dir(common::workspace())
+        .output()
+        .expect("run metaroce")
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// A small incast that congests: CNPs every 4 µs, jittered starts.
+const CONGESTED: &[&str] = &[
+    "sim",
+    "incast",
+    "--hosts",
+    "4",
+    "--message-kib",
+    "512",
+    "--mtu",
+    "1024",
+    "--jitter-ns",
+    "3000",
+    "--cc-param",
+    "np_min_time_between_cnps=4",
+];
+
+fn run_into(dir: &Path, extra: &[&str]) -> String {
+    let dir_arg = dir.to_str().unwrap();
+    let mut args = CONGESTED.to_vec();
+    args.extend(["--out", dir_arg]);
+    args.extend(extra);
+    let out = metaroce(&args);
+    let all = text(&out);
+    assert!(out.status.success(), "metaroce {}:\n{all}", args.join(" "));
+    all
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn rtl_in_the_loop_gives_the_golden_loops_traces() {
+    let golden = common::scratch("sim-golden");
+    run_into(&golden, &[]);
+    let names = files(&golden);
+    // Both modes: summary, two CSVs, two charts, and per host a capture and its NIC file.
+    assert_eq!(names.len(), 1 + 2 * (5 + 2 * 5), "{names:?}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(golden.join("dcqcn/summary.json")).unwrap()).unwrap();
+    assert!(summary["marks"].as_u64().unwrap() > 0 && summary["cnps"].as_u64().unwrap() > 0, "{summary}");
+    for rtl in ["all", "2"] {
+        let dir = common::scratch(&format!("sim-rtl-{rtl}"));
+        run_into(&dir, &["--rtl", rtl]);
+        assert_eq!(files(&dir), names);
+        for name in &names {
+            let (a, b) = (fs::read(golden.join(name)).unwrap(), fs::read(dir.join(name)).unwrap());
+            assert!(a == b, "--rtl {rtl}: {} differs from the golden loop's", name.display());
+        }
+    }
+}
+
+#[test]
+fn the_host_captures_replay_clean_through_the_cosim() {
+    let dir = common::scratch("sim-replay");
+    run_into(&dir, &["--cc", "metaroce"]);
+    let captures = dir.join("metaroce/captures");
+    let receiver = captures.join("host00.pcap");
+    let sender = captures.join("host01.pcap");
+    let out = metaroce(&["cosim", "--width", "512", receiver.to_str().unwrap(), sender.to_str().unwrap()]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert_eq!(all.matches("PASS").count(), 8, "{all}");
+    // The replay makes the loop's CNPs at the receiver and its releases at a sender.
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("metaroce/summary.json")).unwrap()).unwrap();
+    let top_line = |capture: &Path| {
+        let name = capture.to_str().unwrap();
+        all.lines().find(|l| l.contains(name) && l.contains(" top ")).unwrap_or_else(|| panic!("{all}")).to_string()
+    };
+    let cnps = summary["cnps"].as_u64().unwrap();
+    assert!(cnps > 0 && top_line(&receiver).contains(&format!("-> {cnps} CNP(s)")), "{all}");
+    assert!(top_line(&sender).contains("512 release(s)"), "{all}");
+    // The marker frame opens every capture at the run's tick 0.
+    let tshark = Command::new("tshark")
+        .args(["-r", receiver.to_str().unwrap(), "-c", "1", "-T", "fields", "-e", "eth.type"])
+        .output();
+    if let Ok(t) = tshark {
+        assert_eq!(String::from_utf8_lossy(&t.stdout).trim(), "0x88b5");
+    }
+}
+
+#[test]
+fn the_files_a_person_opens_are_well_formed() {
+    let dir = common::scratch("sim-files");
+    let log = run_into(&dir, &["--cc", "dcqcn,metaroce", "--no-captures", "--sample-ns", "500"]);
+    assert!(log.contains("| peak shared buffer |") && log.contains("dcqcn |") && log.contains("metaroce |"), "{log}");
+    let table = fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(table.contains("Jain's fairness") && table.contains("queue under Kmax after"), "{table}");
+    let rates = fs::read_to_string(dir.join("dcqcn/rates.csv")).unwrap();
+    let header: Vec<&str> = rates.lines().next().unwrap().split(',').collect();
+    assert_eq!(header, ["time_ns", "h1->h0_gbps", "h2->h0_gbps", "h3->h0_gbps", "h4->h0_gbps"]);
+    let rows: Vec<Vec<f64>> =
+        rates.lines().skip(1).map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    assert!(rows.len() > 10 && rows.iter().all(|r| r.len() == 5));
+    assert!(rows.windows(2).all(|w| w[1][0] > w[0][0]), "time goes forward");
+    assert!(rows.iter().any(|r| r[1] < 100.0), "some QP was cut");
+    let queue = fs::read_to_string(dir.join("dcqcn/queue.csv")).unwrap();
+    assert!(queue.starts_with("time_ns,buffer_bytes,port0_bytes,port1_bytes"));
+    assert!(queue.lines().last().unwrap().starts_with(|c: char| c.is_ascii_digit()));
+    for chart in ["rates.svg", "queue.svg"] {
+        let svg = fs::read_to_string(dir.join("metaroce").join(chart)).unwrap();
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{chart}");
+        assert!(svg.trim_end().ends_with("</svg>") && svg.contains("<polyline"), "{chart}");
+    }
+}
+
+#[test]
+fn the_readme_block_regenerates_from_one_command() {
+    let dir = common::scratch("sim-readme");
+    fs::create_dir_all(&dir).unwrap();
+    let readme = dir.join("README.md");
+    fs::write(&readme, "intro\n<!-- metaroce sim readme: begin -->\nstale\n<!-- metaroce sim readme: end -->\noutro\n")
+        .unwrap();
+    let charts = dir.join("charts");
+    let out = metaroce(&["sim", "readme", "--out", charts.to_str().unwrap(), "--readme", readme.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let updated = fs::read_to_string(&readme).unwrap();
+    assert!(updated.starts_with("intro\n") && updated.ends_with("<!-- metaroce sim readme: end -->\noutro\n"));
+    assert!(!updated.contains("stale"));
+    for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
+        assert!(updated.contains(case), "`{case}` missing:\n{updated}");
+    }
+    // 3 cases x 2 modes x 2 charts, each linked.
+    let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
+    assert_eq!(svgs.len(), 12);
+    for svg in &svgs {
+        assert!(updated.contains(&format!("charts/{}", svg.display())), "{} not linked", svg.display());
+    }
+    // A README without the block is refused, and left alone.
+    fs::write(&readme, "no block\n").unwrap();
+    let out = metaroce(&["sim", "readme", "--out", charts.to_str().unwrap(), "--readme", readme.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("has no `<!-- metaroce sim readme: begin -->`"), "{}", text(&out));
+    assert_eq!(fs::read_to_string(&readme).unwrap(), "no block\n");
+}
+
+#[test]
+fn bad_flags_are_refused_by_name() {
+    let cases: [(&[&str], i32, &str); 7] = [
+        (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
+        (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),
+        (&["sim", "incast", "--hosts", "3", "--rtl", "7"], 1, "--rtl 7: there are hosts 0 to 3"),
+        (&["sim", "incast", "--mtu", "64"], 1, "MTU 64 B: 256 to 9000"),
+        (&["sim", "incast", "--cc-param", "rp_min_rate=0"], 2, "rp_min_rate"),
+        (&["sim", "incast", "--cc", "reno"], 2, "reno"),
+        (&["sim", "incast", "--rtl", "some"], 2, "a host number or `all`"),
+    ];
+    for (args, code, needle) in cases {
+        let out = metaroce(args);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(code), "{args:?}:\n{all}");
+        assert!(all.contains(needle) && !all.contains("panicked"), "{args:?}: `{needle}` missing:\n{all}");
+    }
+}
