@@ -246,7 +246,7 @@ struct SimArgs {
     #[arg(long, default_value_t = 1000)]
     link_delay_ns: u64,
     /// Message of each flow, KiB.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     message_kib: u64,
     /// Payload bytes per packet.
     #[arg(long, default_value_t = 4096)]

@@ -8,7 +8,9 @@
 //! whenever a frame reaches it, its host posts a packet, or its pacer's next
 //! busy slot starts (the pacer tells when), so no release is found late.
 //! A host keeps one packet per QP between hand-over and the wire: the next
-//! is posted when the previous one starts on the host's link.
+//! is posted when the previous one starts on the host's link. A packet the
+//! switch drops is sent again (selective repeat) once the receiver's NAK
+//! would reach the sender.
 
 pub mod nic;
 pub mod packet;
@@ -48,6 +50,10 @@ pub fn peer_of(h: usize, qp: u32, hosts: usize) -> Option<usize> {
 /// frame that opens every host capture at tick 0.
 const MARKER_ETHERTYPE: u16 = 0x88B5;
 const PS_PER_NS: u64 = 1000;
+/// A drop is known to its sender after three link delays: the next packet
+/// reaches the receiver, whose NAK goes back through the switch (queueing
+/// and serialization left out).
+const NAK_DELAYS: u64 = 3;
 
 #[cfg(test)]
 mod tests {
@@ -71,7 +77,7 @@ mod tests {
         for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
             let run = run(&congested(), mode).unwrap();
             let count = congested().packets_per_message();
-            assert!(run.flows.iter().all(|f| f.delivered_packets + f.lost_packets == count && f.done_ps.is_some()));
+            assert!(run.flows.iter().all(|f| f.delivered_packets == count && f.done_ps.is_some()));
             assert!(run.marks > 0 && run.cnps_sent > 0 && run.cnps_sent == run.cnps_received);
             let last = run.samples.last().unwrap();
             assert_eq!((last.buffer_used, run.drops), (0, 0));
@@ -80,6 +86,20 @@ mod tests {
             let summary = report::summarize(&run);
             assert!(summary.completion_us.unwrap() >= summary.ideal_completion_us);
         }
+    }
+
+    #[test]
+    fn dropped_packets_are_sent_again_until_every_one_arrives() {
+        let mut config = congested();
+        config.buffer_bytes = 64 << 10;
+        let run = run(&config, CcMode::Dcqcn).unwrap();
+        let count = config.packets_per_message();
+        assert!(run.drops > 0);
+        assert_eq!(run.flows.iter().map(|f| f.lost_packets).sum::<u64>(), run.drops);
+        assert!(run.flows.iter().all(|f| f.delivered_packets == count && f.resend.is_empty()));
+        // Every drop cost one more release at its sender.
+        let releases: usize = run.releases.iter().map(Vec::len).sum();
+        assert_eq!(releases as u64, count * run.flows.len() as u64 + run.drops);
     }
 
     /// Replaying a host's capture (frames at their ticks, then flush, no
@@ -212,7 +232,7 @@ impl SimConfig {
             scenario,
             link_gbps,
             link_delay_ns: 1000,
-            message_bytes: 1 << 20,
+            message_bytes: 4 << 20,
             mtu: 4096,
             jitter_ns: 0,
             buffer_bytes: 32 << 20,
@@ -303,9 +323,15 @@ pub struct Flow {
     pub src: usize,
     pub dst: usize,
     pub start_ps: u64,
-    pub posted: u64,
+    /// The next new packet to hand over.
+    pub next_index: u64,
+    /// Dropped packets the sender was told of, to send again first.
+    pub resend: VecDeque<u64>,
+    /// A packet of the flow is between hand-over and the host's wire.
+    pub in_nic: bool,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
+    /// Packets the switch dropped (each was sent again).
     pub lost_packets: u64,
     pub done_ps: Option<u64>,
     /// The sender NIC's current rate for the flow's QP, kb/s.
@@ -340,7 +366,7 @@ pub struct SimRun {
     pub cnps_sent: u64,
     pub cnps_received: u64,
     pub pacer_drops: u64,
-    /// The collective finished (every packet delivered or lost), ps.
+    /// The collective finished (every packet delivered), ps.
     pub completion_ps: Option<u64>,
     /// Per host: the NIC's input stream (the replayable capture) and file.
     pub captures: Vec<(NicConfig, Vec<GenFrame>)>,
@@ -352,6 +378,8 @@ pub struct SimRun {
 #[derive(Debug)]
 enum Event {
     Post { flow: usize },
+    /// The receiver's NAK for a dropped packet reaches the sender.
+    Nak { flow: usize, index: u64 },
     Wake { host: usize, generation: u64 },
     Released { host: usize, packet: Packet },
     HostSent { host: usize },
@@ -526,6 +554,10 @@ impl World {
             self.free.push(slot);
             match event {
                 Event::Post { flow } => self.post(flow)?,
+                Event::Nak { flow, index } => {
+                    self.flows[flow].resend.push_back(index);
+                    self.post(flow)?;
+                }
                 Event::Wake { host, generation } => {
                     if self.hosts[host].generation == generation {
                         self.hosts[host].wake = None;
@@ -560,15 +592,27 @@ impl World {
         Ok(())
     }
 
-    /// The host posts the next packet of `flow` to its NIC.
+    /// The host hands `flow`'s next packet (a resend first) to its NIC,
+    /// unless one is already there or nothing is left.
     fn post(&mut self, flow: usize) -> Result<(), String> {
-        let f = &self.flows[flow];
-        let (src, dst, index) = (f.src, f.dst, f.posted);
         let count = self.config.packets_per_message();
+        let f = &mut self.flows[flow];
+        if f.in_nic {
+            return Ok(());
+        }
+        let index = match f.resend.pop_front() {
+            Some(index) => index,
+            None if f.next_index < count => {
+                f.next_index += 1;
+                f.next_index - 1
+            }
+            None => return Ok(()),
+        };
+        f.in_nic = true;
+        let (src, dst) = (f.src, f.dst);
         let hosts = self.hosts.len();
         let packet =
             Packet::data(flow, src, dst, qp_toward(dst, src, hosts), index, count, self.config.payload_of(index));
-        self.flows[flow].posted += 1;
         let data = packet.data.clone();
         self.hosts[src].in_pacer[dst].push_back(packet);
         self.step(src, Some((&data, Some(qp_toward(src, dst, hosts)))))
@@ -620,10 +664,11 @@ impl World {
                 ));
             }
             if release.dropped {
-                // The pacer was full: the host posts the packet again later.
+                // The pacer was full: the host tries again a little later.
                 self.pacer_drops += 1;
                 let flow = packet.flow.expect("a data packet");
-                self.flows[flow].posted -= 1;
+                self.flows[flow].in_nic = false;
+                self.flows[flow].resend.push_front(packet.index);
                 self.schedule(self.now + self.config.sample_ns * PS_PER_NS, Event::Post { flow });
                 continue;
             }
@@ -652,9 +697,8 @@ impl World {
         host.link_busy = true;
         let end = self.now + packet.wire_ps(self.config.link_gbps);
         if let Some(flow) = packet.flow {
-            if self.flows[flow].posted < self.config.packets_per_message() {
-                self.schedule(self.now, Event::Post { flow });
-            }
+            self.flows[flow].in_nic = false;
+            self.schedule(self.now, Event::Post { flow });
         }
         self.schedule(end, Event::HostSent { host: h });
         self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtSwitch { packet });
@@ -662,11 +706,12 @@ impl World {
 
     fn at_switch(&mut self, packet: Packet) {
         let port = packet.dst_host();
-        let flow = packet.flow;
+        let (flow, index) = (packet.flow, packet.index);
         if self.switch.enqueue(port, packet) == Enqueued::Dropped {
             if let Some(flow) = flow {
                 self.flows[flow].lost_packets += 1;
-                self.check_done(flow);
+                let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
+                self.schedule(nak, Event::Nak { flow, index });
             }
             return;
         }
@@ -696,7 +741,7 @@ impl World {
     fn check_done(&mut self, flow: usize) {
         let count = self.config.packets_per_message();
         let f = &mut self.flows[flow];
-        if f.done_ps.is_none() && f.delivered_packets + f.lost_packets == count {
+        if f.done_ps.is_none() && f.delivered_packets == count {
             f.done_ps = Some(self.now);
             self.flows_left -= 1;
         }

@@ -30,6 +30,8 @@ pub struct Packet {
     pub data: Vec<u8>,
     /// The flow a data packet belongs to (None: a CNP).
     pub flow: Option<usize>,
+    /// A data packet's index in its message (its PSN).
+    pub index: u64,
 }
 
 impl Packet {
@@ -54,7 +56,7 @@ impl Packet {
         frame.bth.ack_req_byte = u8::from(index + 1 == count) << 7;
         frame.payload = vec![0; payload as usize];
         frame.bth.set_pad_cnt(((4 - payload % 4) % 4) as u8);
-        Packet { data: frame.build(), flow: Some(flow) }
+        Packet { data: frame.build(), flow: Some(flow), index }
     }
 
     /// The frame length of a data packet with `payload` bytes: headers
@@ -65,7 +67,7 @@ impl Packet {
     }
 
     pub fn cnp(data: Vec<u8>) -> Self {
-        Packet { data, flow: None }
+        Packet { data, flow: None, index: 0 }
     }
 
     pub fn is_cnp(&self) -> bool {
