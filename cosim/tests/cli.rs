@@ -3,20 +3,10 @@
 
 mod common;
 
+use common::{metaroce, text};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn metaroce(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_metaroce"))
-        .args(args)
-        .current_dir(common::workspace())
-        .output()
-        .expect("run metaroce")
-}
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
+use std::process::Output;
 
 fn assert_clean_failure(out: &Output, needles: &[&str]) {
     let all = text(out);

@@ -5,21 +5,11 @@
 
 mod common;
 
+use common::{metaroce, text};
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn metaroce(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_metaroce"))
-        .args(args)
-        .current_dir(common::workspace())
-        .output()
-        .expect("run metaroce")
-}
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
+use std::process::Command;
 
 /// A small incast that congests: CNPs every 4 µs, jittered starts.
 const CONGESTED: &[&str] = &[

@@ -377,15 +377,35 @@ pub struct SimRun {
 
 #[derive(Debug)]
 enum Event {
-    Post { flow: usize },
+    Post {
+        flow: usize,
+    },
     /// The receiver's NAK for a dropped packet reaches the sender.
-    Nak { flow: usize, index: u64 },
-    Wake { host: usize, generation: u64 },
-    Released { host: usize, packet: Packet },
-    HostSent { host: usize },
-    AtSwitch { packet: Packet },
-    PortSent { port: usize },
-    AtHost { host: usize, packet: Packet },
+    Nak {
+        flow: usize,
+        index: u64,
+    },
+    Wake {
+        host: usize,
+        generation: u64,
+    },
+    Released {
+        host: usize,
+        packet: Packet,
+    },
+    HostSent {
+        host: usize,
+    },
+    AtSwitch {
+        packet: Packet,
+    },
+    PortSent {
+        port: usize,
+    },
+    AtHost {
+        host: usize,
+        packet: Packet,
+    },
     Sample,
 }
 

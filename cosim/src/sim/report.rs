@@ -312,6 +312,7 @@ pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn
             started.elapsed().as_secs_f64(),
             dir.display()
         )?;
+        log.flush()?;
         summaries.push(summary);
     }
     let table = comparison_table(&summaries);
@@ -360,6 +361,7 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
                 let _ = write!(charts, "[{kind}, {}]({link}) ", mode.name());
             }
             writeln!(log, "{stem} {}: {:.1} s", mode.name(), started.elapsed().as_secs_f64())?;
+            log.flush()?;
             summaries.push(summarize(&run));
         }
         let _ = writeln!(

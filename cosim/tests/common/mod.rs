@@ -2,6 +2,17 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the `metaroce` binary from the workspace root.
+pub fn metaroce(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_metaroce")).args(args).current_dir(workspace()).output().expect("run metaroce")
+}
+
+/// Its stdout and stderr, one after the other.
+pub fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
