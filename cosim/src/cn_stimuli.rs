@@ -126,6 +126,37 @@ pub fn cn_captures() -> Vec<Capture> {
         metaroce_sender(),
         idle_gaps_20s(),
     ]
+    .into_iter()
+    .chain(closed_loop_captures())
+    .collect()
+}
+
+/// Captures from the closed loop (`SPEC.md` §9): the receiver of a DCQCN
+/// 4:1 incast and the sender of the MetaRoCE one that got the most CNPs,
+/// CNPs every 4 µs, marking from 20 kB, starts jittered: what the NICs
+/// saw, at their ticks.
+fn closed_loop_captures() -> Vec<Capture> {
+    use crate::sim::{run, Scenario, SimConfig};
+    let mut config = SimConfig::new(Scenario::Incast { senders: 4 }, 100);
+    config.message_bytes = 128 << 10;
+    config.mtu = 1024;
+    config.jitter_ns = 3000;
+    config.cc.np_min_time_between_cnps = 4;
+    // Low thresholds: marks within a short capture.
+    config.red.kmin = 20_000;
+    config.red.kmax = 200_000;
+    [(CcMode::Dcqcn, "receiver"), (CcMode::Metaroce, "sender")]
+        .into_iter()
+        .map(|(mode, role)| {
+            let mut run = run(&config, mode).expect("the closed-loop stimulus runs");
+            let host = match role {
+                "receiver" => 0,
+                _ => (1..run.captures.len()).max_by_key(|&h| (run.captures[h].1.len(), h)).unwrap_or(1),
+            };
+            let (nic, frames) = std::mem::take(&mut run.captures[host]);
+            capture(&format!("sim_incast4_{}_{role}.pcap", mode.name()), frames, nic)
+        })
+        .collect()
 }
 
 /// 8:1 incast at the receiver's port (host 1, 25 Gb/s): senders join every
