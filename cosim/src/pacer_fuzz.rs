@@ -3,7 +3,8 @@
 //! (scenario k % 3):
 //! * 0: the reaction point's output for a random CN scenario (`cn_fuzz`);
 //! * 1: random commands: rates from 0 to beyond 1 Tb/s, packets of 1 to
-//!   16 KB, QPs in and beyond the block, gaps from 0 to 50 ms;
+//!   16 KB, pure time advances, QPs in and beyond the block, gaps from 0
+//!   to 50 ms;
 //! * 2: a flood: more packets than descriptors at low rates, so the pacer
 //!   refuses some and parks others beyond the horizon.
 //!
@@ -47,7 +48,11 @@ pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStim
                     2 => dice.below(1_600_000_000) as u32,
                     _ => dice.next() as u32,
                 });
-                let send = (rate.is_none() || dice.chance(40)).then(|| 1 + dice.below(16_384) as u32);
+                let send = match rate {
+                    // Neither: a pure time advance (the top's s_adv).
+                    None if dice.chance(8) => None,
+                    _ => (rate.is_none() || dice.chance(40)).then(|| 1 + dice.below(16_384) as u32),
+                };
                 commands.push((i + 1, PacerCommand { time: tick, qp, rate_kbps: rate, send_len: send }));
             }
         }
