@@ -387,4 +387,38 @@ mod tests {
         assert_eq!(out[3].time - out[2].time, 800_000);
         assert_eq!(out[4].time - out[3].time, 80_000_000);
     }
+
+    #[test]
+    fn advancing_time_releases_what_is_due_and_names_the_next_slot() {
+        let r = regs(100_000, 0);
+        let mut p = Pacer::new(PacerGeometry::default(), &r);
+        let mut out = Vec::new();
+        assert_eq!(p.next_busy_tick(), None);
+        p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+        for _ in 0..3 {
+            p.command(&send(0, 3, 1000), &mut out);
+        }
+        // Eligible at 0, 800.0002 and 1600.0004 ns: slots 0, 12 and 25 of 64
+        // ns; slot 0 was served before the second packet was taken.
+        assert_eq!(out.len(), 1);
+        let (mut stepped, mut wakes) = (out.clone(), Vec::new());
+        while let Some(tick) = p.next_busy_tick() {
+            wakes.push(tick);
+            p.advance(tick, &mut stepped);
+        }
+        assert_eq!(wakes, [768, 1600]);
+        // The same releases as a flush, each found by its slot's start.
+        let mut flushed = Pacer::new(PacerGeometry::default(), &r);
+        let mut all = Vec::new();
+        flushed.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut all);
+        for _ in 0..3 {
+            flushed.command(&send(0, 3, 1000), &mut all);
+        }
+        flushed.flush(&mut all);
+        assert_eq!(stepped, all);
+        // A command with neither rate nor packet only moves time on.
+        let before = p.qps[3];
+        p.command(&PacerCommand { time: 5000, qp: 3, rate_kbps: None, send_len: None }, &mut out);
+        assert_eq!((p.qps[3], p.watermark), (before, 5000));
+    }
 }

@@ -35,8 +35,9 @@ pub struct Summary {
     pub drops: u64,
     pub cnps: u64,
     /// Until every packet of the collective was delivered (dropped ones
-    /// sent again), µs.
+    /// sent again), µs; none when the run stopped first (`--max-time-us`).
     pub completion_us: Option<f64>,
+    pub flows_done: usize,
     /// The bound: the busiest host link carrying its bytes at line rate, µs.
     pub ideal_completion_us: f64,
     /// Jain's fairness index of the flows' throughputs while all are active.
@@ -72,6 +73,7 @@ pub fn summarize(run: &SimRun) -> Summary {
         drops: run.drops,
         cnps: run.cnps_sent,
         completion_us: run.completion_ps.map(|ps| ps as f64 / 1e6),
+        flows_done: run.flows.iter().filter(|f| f.done_ps.is_some()).count(),
         ideal_completion_us: ideal_completion_us(run),
         jain_fairness: jain(&flow_throughputs(run)),
         converge_us,
@@ -269,7 +271,10 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         ("ECN marks", |s| s.marks.to_string()),
         ("drops", |s| s.drops.to_string()),
         ("CNPs", |s| s.cnps.to_string()),
-        ("completion", |s| optional(s.completion_us, "µs")),
+        ("completion", |s| match s.completion_us {
+            Some(us) => format!("{us:.1} µs"),
+            None => format!("stopped, {} of {} flows done", s.flows_done, s.flows),
+        }),
         ("line-rate bound", |s| format!("{:.1} µs", s.ideal_completion_us)),
         ("Jain's fairness", |s| format!("{:.3}", s.jain_fairness)),
         ("queue under Kmax after", |s| optional(s.converge_us, "µs")),
