@@ -111,7 +111,8 @@ fn the_host_captures_replay_clean_through_the_cosim() {
 fn the_files_a_person_opens_are_well_formed() {
     let dir = common::scratch("sim-files");
     let log = run_into(&dir, &["--cc", "dcqcn,metaroce", "--no-captures", "--sample-ns", "500"]);
-    assert!(log.contains("| peak shared buffer |") && log.contains("dcqcn |") && log.contains("metaroce |"), "{log}");
+    assert!(log.contains("| peak shared buffer |") && log.contains("| dcqcn, CNPs ≥ 4 µs apart |"), "{log}");
+    assert!(log.contains("| metaroce, CNPs ≥ 4 µs apart |"), "{log}");
     let table = fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(table.contains("Jain's fairness") && table.contains("queue under Kmax after"), "{table}");
     let rates = fs::read_to_string(dir.join("dcqcn/rates.csv")).unwrap();
@@ -148,9 +149,10 @@ fn the_readme_block_regenerates_from_one_command() {
     for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 2 modes x 2 charts, each linked.
+    // 3 cases x 2 modes x 2 CNP intervals x 2 charts, each linked.
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 12);
+    assert_eq!(svgs.len(), 24);
+    assert!(updated.contains("| metaroce, CNPs ≥ 4 µs apart |"), "{updated}");
     for svg in &svgs {
         assert!(updated.contains(&format!("charts/{}", svg.display())), "{} not linked", svg.display());
     }

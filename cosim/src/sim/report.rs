@@ -22,6 +22,8 @@ use crate::stimuli::write_capture;
 pub struct Summary {
     pub scenario: String,
     pub cc: String,
+    /// `np_min_time_between_cnps`, µs.
+    pub cnp_interval_us: u32,
     pub link_gbps: u32,
     pub flows: usize,
     pub message_bytes: u64,
@@ -63,6 +65,7 @@ pub fn summarize(run: &SimRun) -> Summary {
     Summary {
         scenario: c.scenario.name(),
         cc: run.mode.name().to_string(),
+        cnp_interval_us: c.cc.np_min_time_between_cnps,
         link_gbps: c.link_gbps,
         flows: run.flows.len(),
         message_bytes: c.message_bytes,
@@ -168,7 +171,13 @@ pub fn queue_csv(run: &SimRun) -> String {
 
 fn title(run: &SimRun, what: &str) -> String {
     let c = &run.config;
-    format!("{what}: {} at {} Gb/s, {}", c.scenario.name(), c.link_gbps, run.mode.name())
+    format!(
+        "{what}: {} at {} Gb/s, {}, CNPs ≥ {} µs apart",
+        c.scenario.name(),
+        c.link_gbps,
+        run.mode.name(),
+        c.cc.np_min_time_between_cnps
+    )
 }
 
 /// The flows' fair share under max-min fairness on a star: every flow
@@ -280,9 +289,12 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         ("queue under Kmax after", |s| optional(s.converge_us, "µs")),
         ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
     ];
-    let mut t = String::from("| |");
+    let mut t = String::from("|");
+    if let Some(s) = runs.first() {
+        let _ = write!(t, " {} at {}G |", s.scenario, s.link_gbps);
+    }
     for s in runs {
-        let _ = write!(t, " {} at {}G, {} |", s.scenario, s.link_gbps, s.cc);
+        let _ = write!(t, " {}, CNPs ≥ {} µs apart |", s.cc, s.cnp_interval_us);
     }
     t.push_str("\n|---|");
     t.push_str(&"---|".repeat(runs.len()));
@@ -346,35 +358,44 @@ pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
 pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
 pub const README_END: &str = "<!-- metaroce sim readme: end -->";
 
-/// Runs the README's measurement set in both modes: charts and
+/// The CNP intervals of the README's set: the DCQCN paper's 50 µs and
+/// recent mlx5 NICs' 4 µs (faster notification).
+pub const README_CNP_INTERVALS_US: [u32; 2] = [50, 4];
+
+/// Runs the README's measurement set in both modes at both CNP
+/// intervals: charts and
 /// `summary.md` into `dir`, and the table with links to the charts into
 /// `readme` between [`README_BEGIN`] and [`README_END`].
 pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut block = String::new();
-    for (stem, config) in readme_cases() {
+    for (stem, mut config) in readme_cases() {
         let mut summaries = Vec::new();
-        let mut charts = String::new();
-        for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
-            let started = Instant::now();
-            let run = super::run(&config, mode).map_err(|e| anyhow!("{stem} ({}): {e}", mode.name()))?;
-            for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
-                let name = format!("{stem}-{}-{kind}.svg", mode.name());
-                let path = dir.join(&name);
-                fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
-                let link = relative_link(readme, &path);
-                let _ = write!(charts, "[{kind}, {}]({link}) ", mode.name());
+        let mut charts = Vec::new();
+        for interval in README_CNP_INTERVALS_US {
+            config.cc.np_min_time_between_cnps = interval;
+            for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
+                let started = Instant::now();
+                let variant = format!("{}-cnp{interval}us", mode.name());
+                let run = super::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
+                let mut links = Vec::new();
+                for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
+                    let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));
+                    fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
+                    links.push(format!("[{kind}]({})", relative_link(readme, &path)));
+                }
+                charts.push(format!("{} {interval} µs: {}", mode.name(), links.join(" ")));
+                writeln!(log, "{stem} {variant}: {:.1} s", started.elapsed().as_secs_f64())?;
+                log.flush()?;
+                summaries.push(summarize(&run));
             }
-            writeln!(log, "{stem} {}: {:.1} s", mode.name(), started.elapsed().as_secs_f64())?;
-            log.flush()?;
-            summaries.push(summarize(&run));
         }
         let _ = writeln!(
             block,
-            "\n**{}**, {} Gb/s links. Charts: {}\n",
+            "\n**{}**, {} Gb/s links. Charts: {}.\n",
             config.scenario.name(),
             config.link_gbps,
-            charts.trim_end()
+            charts.join("; ")
         );
         block.push_str(&comparison_table(&summaries));
     }
