@@ -229,7 +229,8 @@ enum SimScenario {
     /// Every one of `--hosts` hosts (default 8) sends a message to every other.
     AllToAll,
     /// The README's set (16:1 incast at 100 and 400 Gb/s, 8-host
-    /// all-to-all), both modes: charts and table into --out (docs/sim) and README.md.
+    /// all-to-all), both modes at CNP intervals of 50 and 4 µs: charts and
+    /// tables into --out (docs/sim) and README.md.
     Readme,
 }
 
@@ -257,12 +258,14 @@ struct SimArgs {
     /// The switch's shared buffer, KiB.
     #[arg(long, default_value_t = 32 * 1024)]
     buffer_kib: u64,
-    /// ECN marking thresholds, kB (1000 B), and the probability at Kmax;
-    /// defaults by link rate (`SPEC.md` §9.2).
+    /// ECN marking starts above this egress queue depth, kB (1000 B);
+    /// default by link rate (`SPEC.md` §9.2: 400 at 100G).
     #[arg(long)]
     kmin_kb: Option<u64>,
+    /// Every packet is marked from this depth on, kB (1600 at 100G).
     #[arg(long)]
     kmax_kb: Option<u64>,
+    /// The marking probability just below Kmax (0.2).
     #[arg(long)]
     pmax: Option<f64>,
     /// Congestion control of every NIC; several run side by side.
