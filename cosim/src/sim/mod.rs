@@ -411,8 +411,9 @@ enum Event {
 
 struct Host {
     nic: Nic,
-    /// The wake-up scheduled for the pacer's next busy slot.
-    wake: Option<(u64, u64)>,
+    /// The wake-up scheduled for the pacer's next busy slot (ps); only the
+    /// `Wake` event of the current generation counts.
+    wake: Option<u64>,
     generation: u64,
     /// Per peer: packets handed to the NIC, not yet released.
     in_pacer: Vec<VecDeque<Packet>>,
@@ -697,9 +698,9 @@ impl World {
         }
         let host = &mut self.hosts[h];
         let wake = out.next_busy.map(|tick| (tick * PS_PER_NS).max(self.now));
-        if wake != host.wake.map(|(at, _)| at) {
+        if wake != host.wake {
             host.generation += 1;
-            host.wake = wake.map(|at| (at, host.generation));
+            host.wake = wake;
             if let Some(at) = wake {
                 let generation = host.generation;
                 self.schedule(at, Event::Wake { host: h, generation });
