@@ -441,10 +441,32 @@ struct World {
     pacer_drops: u64,
     flows_left: usize,
     events: u64,
+    /// The host whose NIC step failed.
+    failed_host: Option<usize>,
+}
+
+/// Why a run stopped: the message, and the host whose NIC failed (an RTL
+/// assertion, stall or difference from the golden model), if one did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimFailure {
+    pub host: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for SimFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for SimFailure {
+    fn from(message: String) -> Self {
+        SimFailure { host: None, message }
+    }
 }
 
 /// Runs `config` with every NIC in `mode`.
-pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, String> {
+pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
     config.validate()?;
     let mut config = config.clone();
     config.cc.mode = mode;
@@ -453,8 +475,8 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, String> {
     for h in 0..host_count {
         let nic_config = config.nic_config(h);
         let regs = nic_config.cc.registers().map_err(|e| e.to_string())?;
-        let nic = if config.rtl.covers(h) { Nic::rtl(&nic_config, &regs) } else { Nic::golden(&nic_config, &regs) }
-            .map_err(|e| format!("host {h}: {e}"))?;
+        let nic = Nic::new(&nic_config, &regs, config.rtl.covers(h))
+            .map_err(|e| SimFailure { host: Some(h), message: format!("host {h}: {e}") })?;
         let capture = if config.record_captures { vec![marker_frame(h, &config)] } else { Vec::new() };
         hosts.push(Host {
             nic,
@@ -503,6 +525,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, String> {
         cnps_received: 0,
         pacer_drops: 0,
         events: 0,
+        failed_host: None,
         config,
     };
     for flow in 0..world.flows.len() {
@@ -510,7 +533,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, String> {
         world.schedule(start, Event::Post { flow });
     }
     world.schedule(0, Event::Sample);
-    world.run()?;
+    world.run().map_err(|message| SimFailure { host: world.failed_host, message })?;
     let completion_ps = (world.flows_left == 0).then(|| world.flows.iter().filter_map(|f| f.done_ps).max()).flatten();
     let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
     Ok(SimRun {
@@ -644,14 +667,18 @@ impl World {
     fn step(&mut self, h: usize, frame: Option<(&[u8], Option<u32>)>) -> Result<(), String> {
         let tick = self.now / PS_PER_NS;
         let host = &mut self.hosts[h];
-        let at = |e: String| format!("host {h} at {tick} ns: {e}");
+        let failed = &mut self.failed_host;
+        let mut at = |e: String| {
+            *failed = Some(h);
+            format!("host {h} at {tick} ns: {e}")
+        };
         if let Some((data, tx_qp)) = frame {
-            host.nic.frame(data, tick, tx_qp).map_err(at)?;
+            host.nic.frame(data, tick, tx_qp).map_err(&mut at)?;
             if self.config.record_captures {
                 host.capture.push(GenFrame::at(START_NS + tick, data.to_vec()));
             }
         }
-        let out = host.nic.advance(tick).map_err(at)?;
+        let out = host.nic.advance(tick).map_err(&mut at)?;
         self.apply(h, out)
     }
 

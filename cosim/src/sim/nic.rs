@@ -1,7 +1,11 @@
-//! One host's NIC in the closed loop: the pipeline top, golden model or
-//! Verilated RTL, behind one interface. The simulator hands it frames (the
+//! One host's NIC in the closed loop: the golden pipeline top, and with
+//! `--rtl` the Verilated top beside it. The simulator hands it frames (the
 //! host's own sends with their QP, and what arrives from the wire) and moves
 //! its time on; it answers with CNPs to send, rate changes and releases.
+//! With the RTL in, the RTL's answers drive the loop, and every step is
+//! held to the golden model's (difftest): the first difference stops the run.
+
+use std::fmt::Debug;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::NicConfig;
@@ -18,7 +22,7 @@ use crate::sim_handle::SimStop;
 pub const RTL_WIDTH: u32 = 512;
 
 /// What one step of a NIC produced, in golden terms.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct NicOutputs {
     /// CNP frames (no FCS) and their emit ticks.
     pub cnps: Vec<(u64, Vec<u8>)>,
@@ -29,68 +33,80 @@ pub struct NicOutputs {
     pub next_busy: Option<u64>,
 }
 
-pub enum Nic {
-    Golden { pipeline: Box<Pipeline>, out: PipelineOutputs },
-    Rtl(Box<RtlPipeline>),
+pub struct Nic {
+    golden: Box<Pipeline>,
+    golden_out: PipelineOutputs,
+    rtl: Option<Box<RtlPipeline>>,
 }
 
 impl Nic {
-    pub fn golden(nic: &NicConfig, regs: &CcRegisters) -> Result<Self, String> {
-        let pipeline = Pipeline::new(nic, regs, ParserConfig::default())?;
-        Ok(Nic::Golden { pipeline: Box::new(pipeline), out: PipelineOutputs::default() })
-    }
-
-    pub fn rtl(nic: &NicConfig, regs: &CcRegisters) -> Result<Self, String> {
-        let mut top = RtlPipeline::new(RTL_WIDTH, Handshake::full_speed(0), regs, nic.mac()?)?;
-        top.sim.load_qp_table(nic)?;
-        Ok(Nic::Rtl(Box::new(top)))
-    }
-
-    pub fn is_rtl(&self) -> bool {
-        matches!(self, Nic::Rtl(_))
+    /// The golden top, and the RTL beside it when `with_rtl`.
+    pub fn new(nic: &NicConfig, regs: &CcRegisters, with_rtl: bool) -> Result<Self, String> {
+        let golden = Box::new(Pipeline::new(nic, regs, ParserConfig::default())?);
+        let rtl = if with_rtl {
+            let mut top = RtlPipeline::new(RTL_WIDTH, Handshake::full_speed(0), regs, nic.mac()?)?;
+            top.sim.load_qp_table(nic)?;
+            Some(Box::new(top))
+        } else {
+            None
+        };
+        Ok(Nic { golden, golden_out: PipelineOutputs::default(), rtl })
     }
 
     /// One frame at `tick`: the host's own (sent on `tx_qp`) or received.
     pub fn frame(&mut self, data: &[u8], tick: u64, tx_qp: Option<u32>) -> Result<(), String> {
-        match self {
-            Nic::Golden { pipeline, out } => {
-                pipeline.frame(data, false, tick, out);
-                Ok(())
-            }
-            Nic::Rtl(top) => {
-                let frame = TopFrame { data: data.to_vec(), mac_error: false, tick, tx_qp };
-                top.push(std::slice::from_ref(&frame)).map_err(|stop| stopped(top, stop))
-            }
+        self.golden.frame(data, false, tick, &mut self.golden_out);
+        if let Some(top) = &mut self.rtl {
+            let frame = TopFrame { data: data.to_vec(), mac_error: false, tick, tx_qp };
+            top.push(std::slice::from_ref(&frame)).map_err(|stop| stopped(top, stop))?;
         }
+        Ok(())
     }
 
     /// Moves time on to `tick` and hands out everything produced since the
-    /// last step.
+    /// last step: the RTL's, once it equals the golden model's.
     pub fn advance(&mut self, tick: u64) -> Result<NicOutputs, String> {
-        let mut result = NicOutputs::default();
-        match self {
-            Nic::Golden { pipeline, out } => {
-                pipeline.advance(tick, out);
-                result.next_busy = pipeline.next_busy_tick();
-                result.cnps = out.cnps.drain(..).map(|c| (c.time, c.frame)).collect();
-                result.rates =
-                    out.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect();
-                result.releases = std::mem::take(&mut out.releases);
-            }
-            Nic::Rtl(top) => {
-                result.next_busy = top.advance(tick).map_err(|stop| stopped(top, stop))?;
-                result.cnps = top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).collect();
-                for rate in top.rates.drain(..) {
-                    let change = rate.to_change()?;
-                    if change.is_change() {
-                        result.rates.push((change.time, change.qp, change.rate_kbps));
-                    }
-                }
-                result.releases = top.releases.drain(..).map(|r| r.to_release()).collect();
+        self.golden.advance(tick, &mut self.golden_out);
+        let out = &mut self.golden_out;
+        let golden = NicOutputs {
+            cnps: out.cnps.drain(..).map(|c| (c.time, c.frame)).collect(),
+            rates: out.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect(),
+            releases: std::mem::take(&mut out.releases),
+            next_busy: self.golden.next_busy_tick(),
+        };
+        let Some(top) = &mut self.rtl else { return Ok(golden) };
+        let mut rtl = NicOutputs {
+            next_busy: top.advance(tick).map_err(|stop| stopped(top, stop))?,
+            cnps: top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).collect(),
+            releases: top.releases.drain(..).map(|r| r.to_release()).collect(),
+            rates: Vec::new(),
+        };
+        for rate in top.rates.drain(..) {
+            let change = rate.to_change()?;
+            if change.is_change() {
+                rtl.rates.push((change.time, change.qp, change.rate_kbps));
             }
         }
-        Ok(result)
+        match first_difference(&rtl, &golden) {
+            None => Ok(rtl),
+            Some(diff) => Err(format!("RTL and golden part at cycle {}: {diff}", top.sim.cycles())),
+        }
     }
+}
+
+/// Where two steps' outputs part: the stream, the index, and both sides.
+pub fn first_difference(rtl: &NicOutputs, golden: &NicOutputs) -> Option<String> {
+    fn stream<T: PartialEq + Debug>(name: &str, rtl: &[T], golden: &[T]) -> Option<String> {
+        let at = (0..rtl.len().max(golden.len())).find(|&i| rtl.get(i) != golden.get(i))?;
+        Some(format!("{name} #{at} of this step: RTL {:?}, golden {:?}", rtl.get(at), golden.get(at)))
+    }
+    stream("release", &rtl.releases, &golden.releases)
+        .or_else(|| stream("rate change (tick, qp, kb/s)", &rtl.rates, &golden.rates))
+        .or_else(|| stream("CNP (tick, frame)", &rtl.cnps, &golden.cnps))
+        .or_else(|| {
+            (rtl.next_busy != golden.next_busy)
+                .then(|| format!("next busy tick: RTL {:?}, golden {:?}", rtl.next_busy, golden.next_busy))
+        })
 }
 
 fn stopped(top: &RtlPipeline, stop: SimStop) -> String {
@@ -99,5 +115,26 @@ fn stopped(top: &RtlPipeline, stop: SimStop) -> String {
         SimStop::Stalled(cycle) => {
             format!("the RTL top stalled at cycle {cycle} ({} cycles run)", top.sim.cycles())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_difference_names_the_stream_and_both_sides() {
+        let release = |time| Release { time, qp: 17, len: 1082, dropped: false };
+        let golden = NicOutputs { releases: vec![release(10), release(20)], next_busy: Some(64), ..Default::default() };
+        let same = NicOutputs { releases: vec![release(10), release(20)], next_busy: Some(64), ..Default::default() };
+        assert_eq!(first_difference(&same, &golden), None);
+        let late = NicOutputs { releases: vec![release(10), release(21)], next_busy: Some(64), ..Default::default() };
+        let diff = first_difference(&late, &golden).unwrap();
+        assert!(diff.starts_with("release #1 of this step: RTL Some(Release { time: 21"), "{diff}");
+        assert!(diff.contains("golden Some(Release { time: 20"), "{diff}");
+        let short = NicOutputs { releases: vec![release(10)], next_busy: Some(64), ..Default::default() };
+        assert!(first_difference(&short, &golden).unwrap().contains("RTL None"));
+        let wake = NicOutputs { releases: vec![release(10), release(20)], next_busy: None, ..Default::default() };
+        assert_eq!(first_difference(&wake, &golden).unwrap(), "next busy tick: RTL None, golden Some(64)");
     }
 }

@@ -12,9 +12,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use metaroce_golden::cc_params::CcMode;
 use serde::Serialize;
 
+use super::nic::RTL_WIDTH;
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::plot::{Chart, Series};
-use super::{Scenario, SimConfig, SimRun};
+use super::{RtlPlacement, Scenario, SimConfig, SimRun};
 use crate::stimuli::write_capture;
 
 /// The figures of one run.
@@ -315,7 +316,19 @@ pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn
     let mut summaries = Vec::new();
     for &mode in modes {
         let started = Instant::now();
-        let run = super::run(config, mode).map_err(|e| anyhow!("{} ({}): {e}", config.scenario.name(), mode.name()))?;
+        let run = super::run(config, mode).map_err(|e| {
+            let mut message = format!("{} ({}): {e}", config.scenario.name(), mode.name());
+            if let (Some(host), true) = (e.host, config.rtl != RtlPlacement::Nowhere) {
+                // The golden loop gives that NIC the same input up to here.
+                let _ = write!(
+                    message,
+                    "\nto find the transaction: run the same command without --rtl, then \
+                     `metaroce cosim --block top --width {RTL_WIDTH} {}`",
+                    out.join(mode.name()).join("captures").join(format!("host{host:02}.pcap")).display()
+                );
+            }
+            anyhow!(message)
+        })?;
         let summary = summarize(&run);
         let dir = out.join(mode.name());
         write_run(&run, &summary, &dir)?;
