@@ -19,12 +19,8 @@
 namespace {
 
 struct PipelineSim : MrSim {
-    virtual size_t push(const mr_pipeline_frame* frames, size_t n, mr_cn_cnp* cnps, size_t cnp_cap,
-                        size_t* cnp_count, mr_cn_rate* rates, size_t rate_cap, size_t* rate_count,
-                        mr_pacer_release* rels, size_t rel_cap, size_t* rel_count, uint64_t max_cycles) = 0;
-    virtual bool advance(uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count, mr_cn_rate* rates,
-                         size_t rate_cap, size_t* rate_count, mr_pacer_release* rels, size_t rel_cap,
-                         size_t* rel_count, uint64_t max_cycles, uint64_t* next_busy_valid,
+    virtual size_t push(const mr_pipeline_frame* frames, size_t n, mr_pipeline_out* out, uint64_t max_cycles) = 0;
+    virtual bool advance(uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles, uint64_t* next_busy_valid,
                          uint64_t* next_busy_time) = 0;
 };
 
@@ -72,8 +68,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     }
 
     // One cycle; returns whether the offered beat was taken.
-    bool cycle_once(bool offer, bool last, uint64_t keep, bool flush, mr_cn_cnp* cnps, size_t* cnp_count,
-                    mr_cn_rate* rates, size_t* rate_count, mr_pacer_release* rels, size_t* rel_count) {
+    bool cycle_once(bool offer, bool last, uint64_t keep, bool flush, mr_pipeline_out* out) {
         top->s_axis_tvalid = offer;
         top->s_axis_tlast = last;
         top->s_axis_tkeep = keep;
@@ -87,9 +82,9 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         trace.dump(cycle, false);
         const bool taken = offer && top->s_axis_tready;
         if (adv_offer && top->s_adv_ready) adv_offer = false;
-        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, cnps, cnp_count);
+        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, out->cnps, &out->cnp_count);
         if (top->mon_rate_fire) {
-            mr_cn_rate* r = &rates[(*rate_count)++];
+            mr_cn_rate* r = &out->rates[out->rate_count++];
             r->cycle = cycle;
             r->time = top->mon_rate_time;
             r->qp = top->mon_rate_qp;
@@ -101,33 +96,29 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
             r->sent = top->mon_rate_sent;
             r->len = top->mon_rate_len;
         }
-        mr_collect_release(top.get(), cycle, rels, rel_count);
+        mr_collect_release(top.get(), cycle, out->rels, &out->rel_count);
         tick();
         return taken;
     }
 
-    size_t push(const mr_pipeline_frame* frames, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
-                mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, mr_pacer_release* rels, size_t rel_cap,
-                size_t* rel_count, uint64_t max_cycles) override {
+    size_t push(const mr_pipeline_frame* frames, size_t n, mr_pipeline_out* out, uint64_t max_cycles) override {
         MrEvaluating evaluating(this);
-        *cnp_count = *rate_count = *rel_count = 0;
+        out->cnp_count = out->rate_count = out->rel_count = 0;
         size_t next = 0;
-        for (uint64_t c = 0; c < max_cycles && *cnp_count < cnp_cap && *rate_count < rate_cap &&
-                             *rel_count < rel_cap && assertion.empty();
-             ++c) {
+        for (uint64_t c = 0; c < max_cycles && !out->full() && assertion.empty(); ++c) {
             if (next >= n) {
                 if (n != 0) break;  // every frame taken: the caller sends more
                 top->s_axis_tvalid = 0;
                 top->flush = 1;
                 top->eval();
                 if (!top->busy) break;  // flushed
-                cycle_once(false, false, 0, true, cnps, cnp_count, rates, rate_count, rels, rel_count);
+                cycle_once(false, false, 0, true, out);
                 continue;
             }
             const mr_pipeline_frame& f = frames[next];
             if (!presenting) {
                 if (rng.percent(idle_pct)) {
-                    cycle_once(false, false, 0, false, cnps, cnp_count, rates, rate_count, rels, rel_count);
+                    cycle_once(false, false, 0, false, out);
                     continue;
                 }
                 const uint64_t remaining = f.len - offset;
@@ -139,7 +130,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
             }
             set_user(f, beat_last);
             const uint64_t keep = beat_bytes == 64 ? ~0ull : ((1ull << beat_bytes) - 1);
-            if (cycle_once(true, beat_last, keep, false, cnps, cnp_count, rates, rate_count, rels, rel_count)) {
+            if (cycle_once(true, beat_last, keep, false, out)) {
                 presenting = false;
                 offset += beat_bytes;
                 if (beat_last) {
@@ -154,18 +145,15 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     // Offers the advance to `tick` (once per call sequence), then clocks
     // until nothing is active; true once settled, with the pacer's next
     // busy tick. False: out of cycles or buffer room, call again.
-    bool advance(uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count, mr_cn_rate* rates,
-                 size_t rate_cap, size_t* rate_count, mr_pacer_release* rels, size_t rel_cap, size_t* rel_count,
-                 uint64_t max_cycles, uint64_t* next_busy_valid, uint64_t* next_busy_time) override {
+    bool advance(uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles, uint64_t* next_busy_valid,
+                 uint64_t* next_busy_time) override {
         MrEvaluating evaluating(this);
-        *cnp_count = *rate_count = *rel_count = 0;
+        out->cnp_count = out->rate_count = out->rel_count = 0;
         if (!advancing) {
             advancing = adv_offer = true;
             adv_time = tick;
         }
-        for (uint64_t c = 0; c < max_cycles && *cnp_count < cnp_cap && *rate_count < rate_cap &&
-                             *rel_count < rel_cap && assertion.empty();
-             ++c) {
+        for (uint64_t c = 0; c < max_cycles && !out->full() && assertion.empty(); ++c) {
             if (!adv_offer) {
                 top->s_axis_tvalid = 0;
                 top->s_adv_valid = 0;
@@ -178,7 +166,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
                     return true;
                 }
             }
-            cycle_once(false, false, 0, false, cnps, cnp_count, rates, rate_count, rels, rel_count);
+            cycle_once(false, false, 0, false, out);
         }
         return false;
     }
@@ -204,22 +192,17 @@ void* mr_pipeline_new(const char* variant, uint64_t seed, uint32_t idle_pct, uin
 // outputs; stops early when a buffer is full or once every frame is taken.
 // With n = 0 it flushes: clocks with `flush` high until nothing is inside.
 // Returns frames taken.
-size_t mr_pipeline_push(void* sim, const mr_pipeline_frame* frames, size_t n, mr_cn_cnp* cnps, size_t cnp_cap,
-                        size_t* cnp_count, mr_cn_rate* rates, size_t rate_cap, size_t* rate_count,
-                        mr_pacer_release* rels, size_t rel_cap, size_t* rel_count, uint64_t max_cycles) {
-    return mr_as<PipelineSim>(sim)->push(frames, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count, rels,
-                                         rel_cap, rel_count, max_cycles);
+size_t mr_pipeline_push(void* sim, const mr_pipeline_frame* frames, size_t n, mr_pipeline_out* out,
+                        uint64_t max_cycles) {
+    return mr_as<PipelineSim>(sim)->push(frames, n, out, max_cycles);
 }
 
 // Moves the top's time on to `tick` (s_adv_*) once every frame pushed is
 // in, collecting the outputs; 1 once settled, with the pacer's next busy
 // tick in *next_busy_*; 0 when out of cycles or room (call again).
-int mr_pipeline_advance(void* sim, uint64_t tick, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
-                        mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, mr_pacer_release* rels,
-                        size_t rel_cap, size_t* rel_count, uint64_t max_cycles, uint64_t* next_busy_valid,
-                        uint64_t* next_busy_time) {
-    return mr_as<PipelineSim>(sim)->advance(tick, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count, rels,
-                                            rel_cap, rel_count, max_cycles, next_busy_valid, next_busy_time);
+int mr_pipeline_advance(void* sim, uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles,
+                        uint64_t* next_busy_valid, uint64_t* next_busy_time) {
+    return mr_as<PipelineSim>(sim)->advance(tick, out, max_cycles, next_busy_valid, next_busy_time);
 }
 
 }  // extern "C"

@@ -69,6 +69,47 @@ struct RawPipelineConfig {
     local_mac: u64,
 }
 
+/// `mr_pipeline_out`: the top's three output buffers for one call.
+#[repr(C)]
+struct RawOutputs {
+    cnps: *mut RtlCnp,
+    cnp_cap: usize,
+    cnp_count: usize,
+    rates: *mut RtlRate,
+    rate_cap: usize,
+    rate_count: usize,
+    rels: *mut RtlRelease,
+    rel_cap: usize,
+    rel_count: usize,
+}
+
+/// Runs `call` on `OUT_ROOM` fresh records of each output buffer; keeps
+/// what it filled; returns its result and the count of records produced.
+fn with_room<R>(
+    cnps: &mut Vec<RtlCnp>,
+    rates: &mut Vec<RtlRate>,
+    releases: &mut Vec<RtlRelease>,
+    call: impl FnOnce(&mut RawOutputs) -> R,
+) -> (R, usize) {
+    let (cnp_base, rate_base, rel_base) = (make_room(cnps), make_room(rates), make_room(releases));
+    let mut raw = RawOutputs {
+        cnps: cnps[cnp_base..].as_mut_ptr(),
+        cnp_cap: OUT_ROOM,
+        cnp_count: 0,
+        rates: rates[rate_base..].as_mut_ptr(),
+        rate_cap: OUT_ROOM,
+        rate_count: 0,
+        rels: releases[rel_base..].as_mut_ptr(),
+        rel_cap: OUT_ROOM,
+        rel_count: 0,
+    };
+    let result = call(&mut raw);
+    cnps.truncate(cnp_base + raw.cnp_count);
+    rates.truncate(rate_base + raw.rate_count);
+    releases.truncate(rel_base + raw.rel_count);
+    (result, raw.cnp_count + raw.rate_count + raw.rel_count)
+}
+
 /// `mr_pipeline_frame`: a frame and its `s_axis_tuser` side band.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -105,35 +146,17 @@ extern "C" {
         stall_pct: u32,
         cfg: *const RawPipelineConfig,
     ) -> *mut c_void;
-    #[allow(clippy::too_many_arguments)]
     fn mr_pipeline_push(
         sim: *mut c_void,
         frames: *const RawFrame,
         n: usize,
-        cnps: *mut RtlCnp,
-        cnp_cap: usize,
-        cnp_count: *mut usize,
-        rates: *mut RtlRate,
-        rate_cap: usize,
-        rate_count: *mut usize,
-        rels: *mut RtlRelease,
-        rel_cap: usize,
-        rel_count: *mut usize,
+        out: *mut RawOutputs,
         max_cycles: u64,
     ) -> usize;
-    #[allow(clippy::too_many_arguments)]
     fn mr_pipeline_advance(
         sim: *mut c_void,
         tick: u64,
-        cnps: *mut RtlCnp,
-        cnp_cap: usize,
-        cnp_count: *mut usize,
-        rates: *mut RtlRate,
-        rate_cap: usize,
-        rate_count: *mut usize,
-        rels: *mut RtlRelease,
-        rel_cap: usize,
-        rel_count: *mut usize,
+        out: *mut RawOutputs,
         max_cycles: u64,
         next_busy_valid: *mut u64,
         next_busy_time: *mut u64,
@@ -276,38 +299,17 @@ impl RtlPipeline {
     pub fn advance(&mut self, tick: u64) -> Result<Option<u64>, SimStop> {
         let mut quiet = 0u64;
         loop {
-            let (cnp_base, rate_base, rel_base) =
-                (make_room(&mut self.cnps), make_room(&mut self.rates), make_room(&mut self.releases));
-            let (mut cnp_count, mut rate_count, mut rel_count) = (0usize, 0usize, 0usize);
             let (mut next_valid, mut next_time) = (0u64, 0u64);
             let before = self.sim.cycles();
-            // SAFETY: each pointer covers the count passed with it.
-            let settled = unsafe {
-                mr_pipeline_advance(
-                    self.sim.ptr(),
-                    tick,
-                    self.cnps[cnp_base..].as_mut_ptr(),
-                    OUT_ROOM,
-                    &mut cnp_count,
-                    self.rates[rate_base..].as_mut_ptr(),
-                    OUT_ROOM,
-                    &mut rate_count,
-                    self.releases[rel_base..].as_mut_ptr(),
-                    OUT_ROOM,
-                    &mut rel_count,
-                    CYCLES_PER_CALL,
-                    &mut next_valid,
-                    &mut next_time,
-                )
-            } != 0;
-            self.cnps.truncate(cnp_base + cnp_count);
-            self.rates.truncate(rate_base + rate_count);
-            self.releases.truncate(rel_base + rel_count);
+            let sim = self.sim.ptr();
+            let (settled, produced) = with_room(&mut self.cnps, &mut self.rates, &mut self.releases, |out| {
+                // SAFETY: the buffers cover the room `out` gives.
+                unsafe { mr_pipeline_advance(sim, tick, out, CYCLES_PER_CALL, &mut next_valid, &mut next_time) != 0 }
+            });
             self.sim.check()?;
             if settled {
                 return Ok((next_valid != 0).then_some(next_time));
             }
-            let produced = cnp_count + rate_count + rel_count;
             quiet = if produced == 0 { quiet + (self.sim.cycles() - before) } else { 0 };
             if quiet >= CN_STALL_CYCLES {
                 return Err(SimStop::Stalled(self.sim.cycles()));
@@ -330,29 +332,9 @@ fn pipeline_call(
     rates: &mut Vec<RtlRate>,
     releases: &mut Vec<RtlRelease>,
 ) -> (usize, usize) {
-    let (cnp_base, rate_base, rel_base) = (make_room(cnps), make_room(rates), make_room(releases));
-    let (mut cnp_count, mut rate_count, mut rel_count) = (0usize, 0usize, 0usize);
-    // SAFETY: each pointer covers the count passed with it; the frames'
-    // bytes outlive the call.
-    let taken = unsafe {
-        mr_pipeline_push(
-            sim.ptr(),
-            frames.as_ptr(),
-            frames.len(),
-            cnps[cnp_base..].as_mut_ptr(),
-            OUT_ROOM,
-            &mut cnp_count,
-            rates[rate_base..].as_mut_ptr(),
-            OUT_ROOM,
-            &mut rate_count,
-            releases[rel_base..].as_mut_ptr(),
-            OUT_ROOM,
-            &mut rel_count,
-            CYCLES_PER_CALL,
-        )
-    };
-    cnps.truncate(cnp_base + cnp_count);
-    rates.truncate(rate_base + rate_count);
-    releases.truncate(rel_base + rel_count);
-    (taken, cnp_count + rate_count + rel_count)
+    with_room(cnps, rates, releases, |out| {
+        // SAFETY: the buffers cover the room `out` gives; the frames' bytes
+        // outlive the call.
+        unsafe { mr_pipeline_push(sim.ptr(), frames.as_ptr(), frames.len(), out, CYCLES_PER_CALL) }
+    })
 }

@@ -317,16 +317,21 @@ mod tests {
         assert!(byte_time(MIN_PACED_KBPS) < 1 << 40);
     }
 
-    #[test]
-    fn a_backlog_leaves_at_the_rate() {
-        let r = regs(100_000, 0);
-        let mut p = Pacer::new(PacerGeometry::default(), &r);
+    /// QP 3 at 10 Gb/s with `packets` packets of 1000 bytes handed over at 0.
+    fn backlog(packets: usize) -> (Pacer, Vec<Release>) {
+        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
         let mut out = Vec::new();
         // 10 Gb/s: 1000 bytes every 800 ns.
         p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
-        for _ in 0..5 {
+        for _ in 0..packets {
             p.command(&send(0, 3, 1000), &mut out);
         }
+        (p, out)
+    }
+
+    #[test]
+    fn a_backlog_leaves_at_the_rate() {
+        let (mut p, mut out) = backlog(5);
         p.flush(&mut out);
         // The byte time is rounded up (800.0002 ns per packet): ticks round up.
         let times: Vec<u64> = out.iter().map(|r| r.time).collect();
@@ -390,32 +395,21 @@ mod tests {
 
     #[test]
     fn advancing_time_releases_what_is_due_and_names_the_next_slot() {
-        let r = regs(100_000, 0);
-        let mut p = Pacer::new(PacerGeometry::default(), &r);
-        let mut out = Vec::new();
-        assert_eq!(p.next_busy_tick(), None);
-        p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
-        for _ in 0..3 {
-            p.command(&send(0, 3, 1000), &mut out);
-        }
+        assert_eq!(Pacer::new(PacerGeometry::default(), &regs(100_000, 0)).next_busy_tick(), None);
+        let (mut p, mut out) = backlog(3);
         // Eligible at 0, 800.0002 and 1600.0004 ns: slots 0, 12 and 25 of 64
         // ns; slot 0 was served before the second packet was taken.
         assert_eq!(out.len(), 1);
-        let (mut stepped, mut wakes) = (out.clone(), Vec::new());
+        let mut wakes = Vec::new();
         while let Some(tick) = p.next_busy_tick() {
             wakes.push(tick);
-            p.advance(tick, &mut stepped);
+            p.advance(tick, &mut out);
         }
         assert_eq!(wakes, [768, 1600]);
         // The same releases as a flush, each found by its slot's start.
-        let mut flushed = Pacer::new(PacerGeometry::default(), &r);
-        let mut all = Vec::new();
-        flushed.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut all);
-        for _ in 0..3 {
-            flushed.command(&send(0, 3, 1000), &mut all);
-        }
+        let (mut flushed, mut all) = backlog(3);
         flushed.flush(&mut all);
-        assert_eq!(stepped, all);
+        assert_eq!(out, all);
         // A command with neither rate nor packet only moves time on.
         let before = p.qps[3];
         p.command(&PacerCommand { time: 5000, qp: 3, rate_kbps: None, send_len: None }, &mut out);
