@@ -284,9 +284,7 @@ fn cosim_frames(
 
 /// A Verilated top configured for `setup`, its QP table loaded.
 fn new_top(width: u32, handshake: Handshake, setup: &CnSetup) -> Result<RtlPipeline, String> {
-    let mut rtl = RtlPipeline::new(width, handshake, &setup.regs, setup.local_mac)?;
-    rtl.sim.load_qp_table(&setup.nic)?;
-    Ok(rtl)
+    RtlPipeline::for_nic(width, handshake, &setup.regs, setup.local_mac, &setup.nic)
 }
 
 /// What one model's pipeline did with a capture's sent frames.

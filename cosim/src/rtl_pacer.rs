@@ -5,6 +5,7 @@
 use std::ffi::{c_char, c_void, CString};
 
 use metaroce_golden::cc_params::CcRegisters;
+use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::{PacerCommand, Release};
 
 use crate::rtl::{Handshake, ModelKind};
@@ -272,6 +273,19 @@ impl RtlPipeline {
             unsafe { mr_pipeline_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pipeline top", || format!("no pipeline RTL model at DATA_WIDTH {width}"))?;
         Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), releases: Vec::new() })
+    }
+
+    /// A fresh top with `nic`'s QP context table loaded.
+    pub fn for_nic(
+        width: u32,
+        handshake: Handshake,
+        regs: &CcRegisters,
+        local_mac: Option<[u8; 6]>,
+        nic: &NicConfig,
+    ) -> Result<Self, String> {
+        let mut top = Self::new(width, handshake, regs, local_mac)?;
+        top.sim.load_qp_table(nic)?;
+        Ok(top)
     }
 
     /// Sends `frames` in order; outputs append to the three vectors.

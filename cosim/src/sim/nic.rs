@@ -44,9 +44,7 @@ impl Nic {
     pub fn new(nic: &NicConfig, regs: &CcRegisters, with_rtl: bool) -> Result<Self, String> {
         let golden = Box::new(Pipeline::new(nic, regs, ParserConfig::default())?);
         let rtl = if with_rtl {
-            let mut top = RtlPipeline::new(RTL_WIDTH, Handshake::full_speed(0), regs, nic.mac()?)?;
-            top.sim.load_qp_table(nic)?;
-            Some(Box::new(top))
+            Some(Box::new(RtlPipeline::for_nic(RTL_WIDTH, Handshake::full_speed(0), regs, nic.mac()?, nic)?))
         } else {
             None
         };
