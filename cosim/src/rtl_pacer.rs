@@ -311,24 +311,19 @@ impl RtlPipeline {
     /// the releases due by then append to `self.releases`. Returns the
     /// pacer's next busy tick (`next_busy_*`).
     pub fn advance(&mut self, tick: u64) -> Result<Option<u64>, SimStop> {
-        let mut quiet = 0u64;
-        loop {
-            let (mut next_valid, mut next_time) = (0u64, 0u64);
-            let before = self.sim.cycles();
-            let sim = self.sim.ptr();
-            let (settled, produced) = with_room(&mut self.cnps, &mut self.rates, &mut self.releases, |out| {
+        let (mut next_valid, mut next_time) = (0u64, 0u64);
+        let sim = &self.sim;
+        let (cnps, rates, releases) = (&mut self.cnps, &mut self.rates, &mut self.releases);
+        sim.settle(CN_STALL_CYCLES, || {
+            let (settled, produced) = with_room(cnps, rates, releases, |out| {
                 // SAFETY: the buffers cover the room `out` gives.
-                unsafe { mr_pipeline_advance(sim, tick, out, CYCLES_PER_CALL, &mut next_valid, &mut next_time) != 0 }
+                unsafe {
+                    mr_pipeline_advance(sim.ptr(), tick, out, CYCLES_PER_CALL, &mut next_valid, &mut next_time) != 0
+                }
             });
-            self.sim.check()?;
-            if settled {
-                return Ok((next_valid != 0).then_some(next_time));
-            }
-            quiet = if produced == 0 { quiet + (self.sim.cycles() - before) } else { 0 };
-            if quiet >= CN_STALL_CYCLES {
-                return Err(SimStop::Stalled(self.sim.cycles()));
-            }
-        }
+            (produced, settled)
+        })?;
+        Ok((next_valid != 0).then_some(next_time))
     }
 
     /// The end of the input: flushes until nothing is inside.

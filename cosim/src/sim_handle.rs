@@ -149,13 +149,21 @@ impl SimHandle {
     /// Calls `call() -> produced` (a drain: no inputs) until a call returns
     /// before its cycle budget with room to spare: the block is idle.
     pub fn drain(&self, stall_cycles: u64, mut call: impl FnMut() -> usize) -> Result<(), SimStop> {
+        self.settle(stall_cycles, || (call(), false))
+    }
+
+    /// Calls `call() -> (produced, settled)` until it says settled, or
+    /// returns before its cycle budget with room to spare (a call stops
+    /// early only then, when full, or on an assertion); stalled after
+    /// `stall_cycles` cycles with nothing produced.
+    pub fn settle(&self, stall_cycles: u64, mut call: impl FnMut() -> (usize, bool)) -> Result<(), SimStop> {
         let mut quiet = 0u64;
         loop {
             let before = self.cycles();
-            let produced = call();
+            let (produced, settled) = call();
             self.check()?;
             let ran = self.cycles() - before;
-            if ran < CYCLES_PER_CALL && produced < OUT_ROOM {
+            if settled || (ran < CYCLES_PER_CALL && produced < OUT_ROOM) {
                 return Ok(());
             }
             quiet = if produced == 0 { quiet + ran } else { 0 };
@@ -165,7 +173,7 @@ impl SimHandle {
         }
     }
 
-    pub(crate) fn check(&self) -> Result<(), SimStop> {
+    fn check(&self) -> Result<(), SimStop> {
         match self.assertion() {
             Some((message, cycle)) => Err(SimStop::Assertion(message, cycle)),
             None => Ok(()),
