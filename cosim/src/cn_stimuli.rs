@@ -145,14 +145,14 @@ fn closed_loop_captures() -> Vec<Capture> {
     // Low thresholds: marks within a short capture.
     config.red.kmin = 20_000;
     config.red.kmax = 200_000;
-    [(CcMode::Dcqcn, "receiver"), (CcMode::Metaroce, "sender")]
+    type Pick = fn(&[(NicConfig, Vec<GenFrame>)]) -> usize;
+    let receiver: Pick = |_| 0;
+    let busiest_sender: Pick = |c| (1..c.len()).max_by_key(|&h| (c[h].1.len(), h)).unwrap_or(1);
+    [(CcMode::Dcqcn, "receiver", receiver), (CcMode::Metaroce, "sender", busiest_sender)]
         .into_iter()
-        .map(|(mode, role)| {
+        .map(|(mode, role, pick)| {
             let mut run = run(&config, mode).expect("the closed-loop stimulus runs");
-            let host = match role {
-                "receiver" => 0,
-                _ => (1..run.captures.len()).max_by_key(|&h| (run.captures[h].1.len(), h)).unwrap_or(1),
-            };
+            let host = pick(&run.captures);
             let (nic, frames) = std::mem::take(&mut run.captures[host]);
             capture(&format!("sim_incast4_{}_{role}.pcap", mode.name()), frames, nic)
         })

@@ -362,10 +362,8 @@ pub struct SimRun {
     pub peak_port: Vec<u64>,
     pub marks: u64,
     pub drops: u64,
-    pub dropped_bytes: u64,
     pub cnps_sent: u64,
     pub cnps_received: u64,
-    pub pacer_drops: u64,
     /// The collective finished (every packet delivered), ps.
     pub completion_ps: Option<u64>,
     /// Per host: the NIC's input stream (the replayable capture) and file.
@@ -419,6 +417,8 @@ struct Host {
     in_pacer: Vec<VecDeque<Packet>>,
     egress: VecDeque<Packet>,
     link_busy: bool,
+    /// The NIC's file and its input stream: the host's capture.
+    nic_config: NicConfig,
     capture: Vec<GenFrame>,
     releases: Vec<Release>,
 }
@@ -438,7 +438,6 @@ struct World {
     samples: Vec<Sample>,
     cnps_sent: u64,
     cnps_received: u64,
-    pacer_drops: u64,
     flows_left: usize,
     events: u64,
     /// The host whose NIC step failed.
@@ -485,6 +484,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
             in_pacer: vec![VecDeque::new(); host_count],
             egress: VecDeque::new(),
             link_busy: false,
+            nic_config,
             capture,
             releases: Vec::new(),
         });
@@ -523,7 +523,6 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         samples: Vec::new(),
         cnps_sent: 0,
         cnps_received: 0,
-        pacer_drops: 0,
         events: 0,
         failed_host: None,
         config,
@@ -542,13 +541,13 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         peak_port,
         marks: world.switch.marks,
         drops: world.switch.drops,
-        dropped_bytes: world.switch.dropped_bytes,
         cnps_sent: world.cnps_sent,
         cnps_received: world.cnps_received,
-        pacer_drops: world.pacer_drops,
         completion_ps,
-        captures: (0..host_count)
-            .map(|h| (world.config.nic_config(h), std::mem::take(&mut world.hosts[h].capture)))
+        captures: world
+            .hosts
+            .iter_mut()
+            .map(|h| (std::mem::take(&mut h.nic_config), std::mem::take(&mut h.capture)))
             .collect(),
         releases: world.hosts.iter_mut().map(|h| std::mem::take(&mut h.releases)).collect(),
         events: world.events,
@@ -713,7 +712,6 @@ impl World {
             }
             if release.dropped {
                 // The pacer was full: the host tries again a little later.
-                self.pacer_drops += 1;
                 let flow = packet.flow.expect("a data packet");
                 self.flows[flow].in_nic = false;
                 self.flows[flow].resend.push_front(packet.index);

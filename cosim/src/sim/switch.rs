@@ -66,7 +66,6 @@ pub struct Switch {
     pub red: RedProfile,
     pub marks: u64,
     pub drops: u64,
-    pub dropped_bytes: u64,
     dice: Dice,
 }
 
@@ -80,7 +79,6 @@ impl Switch {
             red,
             marks: 0,
             drops: 0,
-            dropped_bytes: 0,
             dice: Dice(seed),
         }
     }
@@ -92,7 +90,6 @@ impl Switch {
         let len = packet.stored_len();
         if self.used + len > self.buffer_bytes {
             self.drops += 1;
-            self.dropped_bytes += len;
             return Enqueued::Dropped;
         }
         let q = &mut self.ports[port];
