@@ -419,8 +419,9 @@ roce_cn #(
 // The pacer flushes, and time advances, only once every frame before has
 // reached it; an advance is a pacer command with neither rate nor packet.
 wire upstream_idle = fifo_empty && !evt_valid_reg && !cn_busy;
-wire adv_go = s_adv_valid && upstream_idle && !rate_valid;
-assign s_adv_ready = pacer_ready && upstream_idle && !rate_valid;
+wire adv_open = upstream_idle && !rate_valid;
+wire adv_go = s_adv_valid && adv_open;
+assign s_adv_ready = pacer_ready && adv_open;
 assign rate_ready = pacer_ready;
 
 roce_pacer #(
