@@ -12,8 +12,9 @@ use metaroce_golden::{parse_frame, ParserConfig};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{Endianness, TsResolution};
 
+use crate::blocks::parser::cosim_capture;
 use crate::capture::{CaptureReader, Frame};
-use crate::harness::{cosim_capture, CosimOptions, Ending, Phases};
+use crate::harness::{CosimOptions, Ending, Phases};
 use crate::rtl::{Handshake, Model, RtlParser, DATA_WIDTHS};
 use crate::stimuli::{carried_opcodes, RoceFrame};
 

@@ -12,8 +12,9 @@ use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 
-use crate::cn::{cosim_cn_stimulus, CnInput, CnOverrides, CnSetup, CnStimulus};
+use crate::blocks::cn::{cosim_cn_stimulus, CnInput, CnStimulus};
 use crate::harness::{CosimOptions, Ending};
+use crate::nic::{CnOverrides, CnSetup};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
 use crate::stimuli::Dice;
 

@@ -11,8 +11,9 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
+use crate::blocks::parser::{cosim_capture, cosim_in_memory};
 use crate::capture::Frame;
-use crate::harness::{cosim_in_memory, CosimOptions};
+use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
 use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, write_capture, GenFrame, RoceFrame, L3};
 use metaroce_golden::wire::{ethertype, ip_proto, ROCE_V2_UDP_PORT};
@@ -225,9 +226,9 @@ pub fn run_fuzz(model: Model, frames: u64, seed: u64, out_dir: &Path) -> Result<
                 .collect();
             write_capture(&capture, &gen).map_err(|e| format!("{}: {e:#}", capture.display()))?;
             let options = CosimOptions::new(model, minimal.handshake);
-            let run = crate::harness::cosim_capture(&capture, &options);
+            let run = cosim_capture(&capture, &options);
             let report = match &run.ending {
-                crate::harness::Ending::Diverged(d) => d.to_string(),
+                Ending::Diverged(d) => d.to_string(),
                 other => format!("{other:?}"),
             };
             let repro = options.repro(&capture, frames.len() as u64);

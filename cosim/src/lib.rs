@@ -3,14 +3,15 @@
 //! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
 
 pub mod bench;
+pub mod blocks;
 pub mod capture;
-pub mod cn;
 pub mod cn_fuzz;
 pub mod cn_stimuli;
+pub mod compare;
 pub mod coverage;
 pub mod fuzz;
 pub mod harness;
-pub mod pacer;
+pub mod nic;
 pub mod pacer_fuzz;
 pub mod pacing_bench;
 pub mod replay;
@@ -18,6 +19,7 @@ pub mod report;
 pub mod rtl;
 pub mod rtl_cn;
 pub mod rtl_pacer;
+pub mod run;
 pub mod sim;
 pub mod sim_handle;
 pub mod stimuli;

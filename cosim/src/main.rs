@@ -11,20 +11,22 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use metaroce_cosim::cn::{cosim_cn_capture, replay_cn, CnOverrides, CnSetup};
+use metaroce_cosim::blocks::cn::{cosim_cn_capture, replay_cn};
+use metaroce_cosim::blocks::pacer::cosim_pacer_capture;
+use metaroce_cosim::blocks::parser::{cosim_capture, cosim_capture_with_wave};
+use metaroce_cosim::blocks::top::{cosim_top_capture, replay_pacer};
 use metaroce_cosim::coverage::{export_rtl_coverage, FunctionalCoverage, RtlCoverage};
-use metaroce_cosim::harness::{
-    cosim_capture, cosim_capture_with_wave, with_wave, CaptureRun, CosimOptions, Ending, FrameRange,
-};
-use metaroce_cosim::pacer::{cosim_pacer_capture, cosim_top_capture, replay_pacer};
+use metaroce_cosim::harness::{CosimOptions, Ending, FrameRange};
+use metaroce_cosim::nic::{CcParamSetting, CnOverrides, CnSetup, NicFile};
 use metaroce_cosim::replay::{diff_recordings, replay, write_record, Model, OutputFormat, RecordingHeader};
 use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
+use metaroce_cosim::run::{with_wave, CaptureRun};
 use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
 use metaroce_cosim::sim::{RtlPlacement, Scenario, SimConfig};
 use metaroce_cosim::stimuli;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
-use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::ParserConfig;
 
 #[derive(Parser)]
@@ -190,8 +192,8 @@ struct CnArgs {
     cc: Option<CcChoice>,
     /// Set one congestion-control parameter by its mlx5 name, e.g.
     /// `--cc-param np_min_time_between_cnps=4` (repeatable).
-    #[arg(long = "cc-param", value_name = "NAME=VALUE", value_parser = parse_cc_param)]
-    cc_params: Vec<(String, String)>,
+    #[arg(long = "cc-param", value_name = "NAME=VALUE")]
+    cc_params: Vec<CcParamSetting>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -201,25 +203,18 @@ enum CcChoice {
 }
 
 impl CnArgs {
-    fn overrides(&self) -> CnOverrides {
-        CnOverrides {
-            nic: self.nic.clone(),
+    fn overrides(&self) -> Result<CnOverrides> {
+        Ok(CnOverrides {
+            nic: self.nic.as_deref().map(NicFile::read).transpose().map_err(anyhow::Error::msg)?,
             local_mac: self.local_mac.clone(),
             mode: self.cc.map(CcChoice::mode),
             params: self.cc_params.clone(),
-        }
+        })
     }
 }
 
 fn parse_mac(s: &str) -> Result<String, String> {
     s.parse::<metaroce_golden::record::MacAddr>().map(|_| s.to_string())
-}
-
-fn parse_cc_param(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: write NAME=VALUE"))?;
-    // Check it now, so a typo is refused before any run starts.
-    CcParams::default().set(name.trim(), value.trim()).map_err(|e| e.to_string())?;
-    Ok((name.trim().to_string(), value.trim().to_string()))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -272,8 +267,8 @@ struct SimArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
     cc: Vec<CcChoice>,
     /// Set one congestion-control parameter by its mlx5 name (repeatable).
-    #[arg(long = "cc-param", value_name = "NAME=VALUE", value_parser = parse_cc_param)]
-    cc_params: Vec<(String, String)>,
+    #[arg(long = "cc-param", value_name = "NAME=VALUE")]
+    cc_params: Vec<CcParamSetting>,
     /// Put the Verilated top in host N's NIC, or `all` in every NIC.
     #[arg(long, value_name = "N|all", value_parser = parse_rtl_placement)]
     rtl: Option<RtlPlacement>,
@@ -332,8 +327,8 @@ fn run_sim(args: SimArgs, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.kmin = args.kmin_kb.map_or(config.red.kmin, |k| k * 1000);
     config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
-    for (name, value) in &args.cc_params {
-        config.cc.set(name, value)?;
+    for setting in &args.cc_params {
+        setting.apply(&mut config.cc).map_err(anyhow::Error::msg)?;
     }
     config.rtl = args.rtl.unwrap_or_default();
     config.seed = args.seed;
@@ -547,7 +542,7 @@ fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.coverage.is_some() && args.block == BlockChoice::Top {
         bail!("--coverage: the top has no coverage build; its blocks have (--block parser|cn|pacer)");
     }
-    let overrides = args.cn.overrides();
+    let overrides = args.cn.overrides()?;
     let mut jobs = Vec::new();
     for capture in &captures {
         let cn_setup = if blocks.iter().any(|b| *b != BlockChoice::Parser) {
@@ -705,26 +700,13 @@ fn run_jobs(jobs: &[Job], threads: usize, wave: WaveSpec, out: &mut dyn Write) -
 
 fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
     let tag = if run.passed() { "PASS" } else { "FAIL" };
-    let counts = match (run.cn, run.block) {
-        (Some(cn), "pacer") => {
-            format!("{} frame(s), {} command(s) -> {} release(s)", run.frames_read, cn.events, cn.releases)
-        }
-        (Some(cn), "top") => format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} rate transaction(s), {} release(s)",
-            run.frames_read, cn.events, cn.cnps, cn.rate_changes, cn.releases
-        ),
-        (Some(cn), _) => format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
-            run.frames_read, cn.events, cn.cnps, cn.rate_changes
-        ),
-        (None, _) => format!("{} frame(s) read, {} matched", run.frames_read, run.frames_matched),
-    };
+    let counts = run.block.counts(run);
     writeln!(
         out,
         "{tag}  {}  w{}  {:<6}  {counts}, {} cycles",
         run.capture.display(),
         run.model.width,
-        run.block,
+        run.block.name(),
         run.cycles
     )?;
     match &run.ending {
@@ -769,7 +751,7 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     // Refuse a bad NIC file or parameter before any output.
     let cn_setup = if cn_block || pacer_block {
-        Some(CnSetup::for_capture(&args.capture, &args.cn.overrides()).map_err(anyhow::Error::msg)?)
+        Some(CnSetup::for_capture(&args.capture, &args.cn.overrides()?).map_err(anyhow::Error::msg)?)
     } else {
         None
     };

@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use metaroce_golden::cn::TimeBase;
 use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 
-use crate::cn::run_golden;
+use crate::blocks::cn::run_golden;
+use crate::blocks::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
 use crate::cn_fuzz::{random_scenario, CnScenario};
 use crate::harness::{CosimOptions, Ending};
-use crate::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
 use crate::rtl::Model;
 use crate::stimuli::Dice;
 

@@ -1,16 +1,18 @@
 //! First-divergence reports: what a failing cosim prints, as text or JSON.
 
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use metaroce_golden::ParseRecord;
-use serde::Serialize;
+use metaroce_golden::cc_params::FRACTION_ONE;
+use metaroce_golden::pacer::Release;
+use metaroce_golden::reaction::RateChange;
+use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cn::CnRecord;
-
 /// One output transaction of either model.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transaction {
     /// The frame it answers (1-based).
     pub frame: u64,
@@ -23,7 +25,7 @@ pub struct Transaction {
 }
 
 /// What a block outputs: a parse record, or a CNP / rate change.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Record {
     Parse(ParseRecord),
@@ -35,6 +37,88 @@ impl Record {
         match self {
             Record::Parse(r) => Some(r),
             Record::Cn(_) => None,
+        }
+    }
+}
+
+/// A CNP or a rate change as both models report it (JSONL `event` lines).
+/// Rates are Mb/s with kb/s precision; alpha and the extent are fractions
+/// of 1 (Q1.15 exactly: value * 32768 is an integer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+pub enum CnRecord {
+    Cnp {
+        tick: u64,
+        /// DestQP of the CNP: the remote QP it goes to.
+        dest_qp: Option<u32>,
+        extent: Option<f64>,
+        len: usize,
+        /// The frame, hex.
+        frame: String,
+    },
+    Rate {
+        qp: u32,
+        tick: u64,
+        rate_mbps: f64,
+        target_mbps: f64,
+        alpha: f64,
+        stage: String,
+        trigger: String,
+        /// The sent packet the transaction handed on to the pacer, bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent_len: Option<u32>,
+    },
+    /// A packet the pacer released (or refused, full).
+    Release {
+        qp: u32,
+        len: u32,
+        tick: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        dropped: bool,
+    },
+}
+
+fn fraction(q15: u16) -> f64 {
+    f64::from(q15) / f64::from(FRACTION_ONE)
+}
+
+impl CnRecord {
+    /// A CNP as seen on the wire: what it says is read back from its bytes.
+    pub fn cnp(tick: u64, frame: &[u8]) -> Self {
+        let parsed = parse_frame(frame, false, &ParserConfig::default());
+        let hex = frame.iter().fold(String::with_capacity(2 * frame.len()), |mut s, b| {
+            write!(s, "{b:02x}").unwrap();
+            s
+        });
+        CnRecord::Cnp {
+            tick,
+            dest_qp: parsed.dest_qp,
+            extent: parsed.cnp_extent.map(fraction),
+            len: frame.len(),
+            frame: hex,
+        }
+    }
+
+    pub fn rate(change: &RateChange) -> Self {
+        CnRecord::Rate {
+            qp: change.qp,
+            tick: change.time,
+            rate_mbps: f64::from(change.rate_kbps) / 1000.0,
+            target_mbps: f64::from(change.target_kbps) / 1000.0,
+            alpha: fraction(change.alpha),
+            stage: change.stage.name().into(),
+            trigger: change.trigger.name().into(),
+            sent_len: change.sent_len,
+        }
+    }
+
+    pub fn release(release: &Release) -> Self {
+        CnRecord::Release { qp: release.qp, len: release.len, tick: release.time, dropped: release.dropped }
+    }
+
+    pub fn tick(&self) -> u64 {
+        match self {
+            CnRecord::Cnp { tick, .. } | CnRecord::Rate { tick, .. } | CnRecord::Release { tick, .. } => *tick,
         }
     }
 }

@@ -112,7 +112,7 @@ pub fn write_all(dir: &Path) -> anyhow::Result<Vec<(PathBuf, usize)>> {
         }
         write_capture(&path, &capture.frames).with_context(|| format!("{}", path.display()))?;
         if let Some(nic) = &capture.nic {
-            let nic_path = crate::cn::nic_file_of(&path);
+            let nic_path = crate::nic::nic_file_of(&path);
             let json = serde_json::to_string_pretty(nic)? + "\n";
             fs::write(&nic_path, json).with_context(|| format!("{}", nic_path.display()))?;
             written.push((nic_path, 0));

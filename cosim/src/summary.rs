@@ -7,8 +7,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::coverage::{FunctionalCoverage, RtlCoverage};
-use crate::harness::{CaptureRun, Ending};
+use crate::harness::Ending;
 use crate::report::Divergence;
+use crate::run::{CaptureRun, RunCounts};
 
 /// One run in the JSON summary.
 #[derive(Serialize)]
@@ -26,7 +27,7 @@ pub struct RunSummary<'a> {
     pub divergence: Option<&'a Divergence>,
     pub wave: Option<&'a Path>,
     /// Events, CNPs and rate changes of a congestion-notification run.
-    pub cn: Option<crate::cn::CnCounts>,
+    pub cn: Option<RunCounts>,
 }
 
 #[derive(Serialize)]
@@ -73,7 +74,7 @@ impl<'a> CosimSummary<'a> {
                 .iter()
                 .map(|r| RunSummary {
                     capture: &r.capture,
-                    block: r.block,
+                    block: r.block.name(),
                     width: r.model.width,
                     seed: format!("{:#x}", r.seed),
                     frames_read: r.frames_read,
@@ -155,7 +156,7 @@ pub fn junit_xml(runs: &[CaptureRun]) -> String {
         )
         .unwrap();
         for run in suite {
-            let name = format!("{} [{}] seed {:#x}", run.capture.display(), run.block, run.seed);
+            let name = format!("{} [{}] seed {:#x}", run.capture.display(), run.block.name(), run.seed);
             writeln!(
                 xml,
                 "    <testcase classname=\"cosim.w{width}\" name=\"{}\" time=\"{:.3}\">",

@@ -7,14 +7,14 @@ mod common;
 
 use std::process::Command;
 
+use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, replay_cn};
 use metaroce_cosim::capture::CaptureReader;
-use metaroce_cosim::cn::{
-    cosim_cn_capture, cosim_cn_stimulus, read_stimulus, replay_cn, CnOverrides, CnRecord, CnSetup,
-};
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
-use metaroce_cosim::harness::{with_wave, CosimOptions, Ending};
-use metaroce_cosim::report::{DivergenceKind, Record};
+use metaroce_cosim::harness::{CosimOptions, Ending};
+use metaroce_cosim::nic::{CnOverrides, CnSetup};
+use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
+use metaroce_cosim::run::with_wave;
 use metaroce_cosim::wave::WaveFormat;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
@@ -227,7 +227,7 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
 
 #[test]
 fn both_points_take_an_event_every_cycle() {
-    use metaroce_cosim::cn::{CnInput, CnStimulus};
+    use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
     use metaroce_golden::cn_event::{CnEvent, CnEventKind};
     let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
     // Received data without CE (no CNP) and sent data (no CNP yet, so no

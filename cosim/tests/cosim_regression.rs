@@ -4,8 +4,9 @@
 
 mod common;
 
+use metaroce_cosim::blocks::parser::cosim_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
-use metaroce_cosim::harness::{cosim_capture, CosimOptions, Ending};
+use metaroce_cosim::harness::{CosimOptions, Ending};
 use metaroce_cosim::rtl::{Handshake, Model, RtlParser, DATA_WIDTHS};
 use metaroce_cosim::stimuli::RoceFrame;
 

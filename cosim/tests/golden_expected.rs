@@ -4,8 +4,9 @@
 
 mod common;
 
+use metaroce_cosim::blocks::cn::replay_cn;
 use metaroce_cosim::capture::CaptureReader;
-use metaroce_cosim::cn::{replay_cn, CnOverrides, CnSetup};
+use metaroce_cosim::nic::{CnOverrides, CnSetup};
 use metaroce_cosim::replay::{replay, write_record, Model, OutputFormat};
 use metaroce_cosim::report::Transaction;
 use metaroce_cosim::stimuli::all_captures;

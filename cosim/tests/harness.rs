@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use fst_reader::{FstFilter, FstHierarchyEntry, FstReader};
-use metaroce_cosim::harness::{cosim_capture, cosim_capture_with_wave, CosimOptions, Ending};
+use metaroce_cosim::blocks::parser::{cosim_capture, cosim_capture_with_wave};
+use metaroce_cosim::harness::{CosimOptions, Ending};
 use metaroce_cosim::report::{Divergence, DivergenceKind};
 use metaroce_cosim::rtl::{Handshake, Model, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::stimuli::{write_capture, GenFrame, RoceFrame};

@@ -8,13 +8,15 @@ mod common;
 use std::collections::HashMap;
 use std::process::Command;
 
+use metaroce_cosim::blocks::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, PacerStimulus};
+use metaroce_cosim::blocks::top::cosim_top_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
-use metaroce_cosim::cn::{CnOverrides, CnSetup};
-use metaroce_cosim::harness::{with_wave, CosimOptions, Ending};
-use metaroce_cosim::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, cosim_top_capture, PacerStimulus};
+use metaroce_cosim::harness::{CosimOptions, Ending};
+use metaroce_cosim::nic::{CnOverrides, CnSetup};
 use metaroce_cosim::pacer_fuzz::run_pacer_fuzz;
 use metaroce_cosim::report::DivergenceKind;
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
+use metaroce_cosim::run::with_wave;
 use metaroce_cosim::wave::WaveFormat;
 use metaroce_golden::pacer::PacerCommand;
 
@@ -63,10 +65,10 @@ fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
     let options = CosimOptions::new(Model::plain(64), Handshake { seed: 3, idle_pct: 10, stall_pct: 10 });
     let stimulus = || {
         let reader = &mut CaptureReader::open(&capture).unwrap();
-        let cn = metaroce_cosim::cn::read_stimulus(reader, &setup, &Default::default());
-        let golden = metaroce_cosim::cn::run_golden(&setup, &cn);
+        let cn = metaroce_cosim::blocks::cn::read_stimulus(reader, &setup, &Default::default());
+        let golden = metaroce_cosim::blocks::cn::run_golden(&setup, &cn);
         PacerStimulus {
-            commands: metaroce_cosim::pacer::pacer_commands(&golden),
+            commands: metaroce_cosim::blocks::pacer::pacer_commands(&golden),
             frames_read: cn.frames_read,
             time: cn.time,
             error: None,

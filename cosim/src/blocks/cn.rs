@@ -1,0 +1,398 @@
+//! The congestion-notification block (`SPEC.md` §6): a capture's frames
+//! become events, the golden model and the Verilated `roce_cn` take the
+//! same events, and their CNPs and rate changes are compared in order, each
+//! stream on its own.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use metaroce_golden::cc_params::CcRegisters;
+use metaroce_golden::cn::TimeBase;
+use metaroce_golden::cn_event::{classify, CnEvent};
+use metaroce_golden::notify::CnpSent;
+use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
+use metaroce_golden::{parse_frame, ParserConfig};
+
+use crate::capture::{CaptureError, CaptureReader, Frame};
+use crate::cn_fuzz::run_cn_fuzz;
+use crate::compare::{drive, BatchModel, StreamComparator};
+use crate::harness::{CosimOptions, Ending, FrameSource};
+use crate::nic::CnSetup;
+use crate::report::{CnRecord, Record, Transaction};
+use crate::rtl::{Handshake, Model};
+use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
+use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::sim_handle::SimStop;
+
+/// The congestion-notification block in the block table.
+pub struct Cn;
+
+const CNP_STREAM: usize = 0;
+const RATE_STREAM: usize = 1;
+const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate"];
+
+impl Block for Cn {
+    fn name(&self) -> &'static str {
+        "cn"
+    }
+    fn about(&self) -> &'static str {
+        "Congestion notification: CNPs and per-QP rates."
+    }
+    fn streams(&self) -> &'static [&'static str] {
+        CN_STREAMS
+    }
+    fn file_tag(&self) -> &'static str {
+        "-cn"
+    }
+    fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
+        match setup {
+            Some(setup) => cosim_cn_capture(capture, options, setup),
+            None => CaptureRun::failed(capture, options, &Cn, Ending::Setup("no NIC setup".into())),
+        }
+    }
+    fn counts(&self, run: &CaptureRun) -> String {
+        let cn = run.cn.unwrap_or_default();
+        format!(
+            "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
+            run.frames_read, cn.events, cn.cnps, cn.rate_changes
+        )
+    }
+    fn replays(&self) -> ReplayParts {
+        ReplayParts { cn: true, ..ReplayParts::default() }
+    }
+    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>> {
+        Some(fuzz_scenarios(plan, out))
+    }
+}
+
+fn fuzz_scenarios(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
+    writeln!(out, "fuzz cn: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    out.flush()?;
+    let started = Instant::now();
+    let outcome = run_cn_fuzz(seed, first, scenarios);
+    let secs = started.elapsed().as_secs_f64();
+    match &outcome.failure {
+        None => writeln!(
+            out,
+            "PASS  cn  {} scenarios, {} events -> {} CNPs, {} rate changes, {secs:.1} s",
+            outcome.scenarios, outcome.events, outcome.cnps, outcome.rate_changes
+        )?,
+        Some(report) => writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?,
+    }
+    Ok(outcome.failure.is_none())
+}
+
+/// The CN outputs of a model, CNPs to stream 0 and rate changes to 1.
+pub fn check_cn(
+    compare: &mut StreamComparator,
+    time: &TimeBase,
+    cnps: Vec<RtlCnp>,
+    rates: Vec<RtlRate>,
+) -> Result<(), Ending> {
+    for cnp in cnps {
+        let record = match cnp.fault() {
+            Some(fault) => Err(fault),
+            None => Ok(Record::Cn(CnRecord::cnp(cnp.tick, cnp.frame()))),
+        };
+        compare.check(CNP_STREAM, record, Some(time.time_ns(cnp.tick)), cnp.cycle)?;
+    }
+    for rate in rates {
+        let change = rate.to_change();
+        let time_ns = change.as_ref().map_or(0, |c| time.time_ns(c.time));
+        compare.check(RATE_STREAM, change.map(|c| Record::Cn(CnRecord::rate(&c))), Some(time_ns), rate.cycle)?;
+    }
+    Ok(())
+}
+
+/// One event and the frame it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct CnInput {
+    pub frame: u64,
+    pub event: CnEvent,
+}
+
+/// A capture as the CN block sees it.
+#[derive(Debug, Default, Clone)]
+pub struct CnStimulus {
+    pub time: TimeBase,
+    pub inputs: Vec<CnInput>,
+    pub frames_read: u64,
+    /// Every frame's tick, in frame order (for `frame_at`).
+    pub frame_ticks: Vec<u64>,
+    /// The capture broke here; the frames before it are in.
+    pub error: Option<CaptureError>,
+}
+
+impl CnStimulus {
+    /// The last frame at or before `tick` (1-based; 0 before the first).
+    pub fn frame_at(&self, tick: u64) -> u64 {
+        frame_at(&self.frame_ticks, tick)
+    }
+}
+
+/// The last frame (1-based) whose tick is at or before `tick`, given every
+/// frame's tick in order; 0 before the first.
+pub fn frame_at(frame_ticks: &[u64], tick: u64) -> u64 {
+    frame_ticks.partition_point(|&t| t <= tick) as u64
+}
+
+/// Parses every frame with the golden parser and classifies it.
+pub fn read_stimulus(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> CnStimulus {
+    let mut stimulus = CnStimulus::default();
+    let mut frame = Frame::default();
+    loop {
+        match source.read_next(&mut frame) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                stimulus.error = Some(e);
+                break;
+            }
+        }
+        stimulus.frames_read += 1;
+        let tick = stimulus.time.tick(frame.time_ns);
+        stimulus.frame_ticks.push(tick);
+        let record = parse_frame(&frame.data, frame.mac_error, parser);
+        if let Some(event) = classify(&record, tick, setup.local_mac, &setup.nic) {
+            stimulus.inputs.push(CnInput { frame: frame.index, event });
+        }
+    }
+    stimulus
+}
+
+/// What the golden model made of a stimulus, each output with the frame
+/// whose event produced it.
+#[derive(Debug, Default)]
+pub struct GoldenCn {
+    pub cnps: Vec<(u64, CnpSent)>,
+    pub rates: Vec<(u64, RateChange)>,
+}
+
+pub fn run_golden(setup: &CnSetup, stimulus: &CnStimulus) -> GoldenCn {
+    let mut cn = setup.golden();
+    let (mut cnps, mut rates) = (Vec::new(), Vec::new());
+    let mut out = GoldenCn::default();
+    for input in &stimulus.inputs {
+        cn.process(&input.event, &mut cnps, &mut rates);
+        out.cnps.extend(cnps.drain(..).map(|c| (input.frame, c)));
+        out.rates.extend(rates.drain(..).map(|r| (input.frame, r)));
+    }
+    out
+}
+
+/// The golden CN outputs as the two expected streams.
+pub fn golden_cn_streams(time: &TimeBase, golden: &GoldenCn) -> Vec<Vec<Transaction>> {
+    vec![
+        golden.cnps.iter().map(|(f, c)| golden_cnp(time, *f, c)).collect(),
+        golden.rates.iter().map(|(f, r)| golden_rate(time, *f, r)).collect(),
+    ]
+}
+
+/// A golden CN output as a transaction; `frame` is the producing frame.
+fn golden_cnp(time: &TimeBase, frame: u64, cnp: &CnpSent) -> Transaction {
+    Transaction {
+        frame,
+        time_ns: time.time_ns(cnp.time),
+        cycle: None,
+        record: Record::Cn(CnRecord::cnp(cnp.time, &cnp.frame)),
+    }
+}
+
+fn golden_rate(time: &TimeBase, frame: u64, change: &RateChange) -> Transaction {
+    Transaction { frame, time_ns: time.time_ns(change.time), cycle: None, record: Record::Cn(CnRecord::rate(change)) }
+}
+
+impl RtlRate {
+    /// The rate change in golden terms; `Err` names a code with no meaning.
+    pub fn to_change(&self) -> Result<RateChange, String> {
+        Ok(RateChange {
+            time: self.time,
+            qp: self.qp as u32,
+            rate_kbps: self.rate as u32,
+            target_kbps: self.target as u32,
+            alpha: self.alpha as u16,
+            stage: RateStage::from_code(self.stage as u8).ok_or_else(|| format!("m_rate_stage = {}", self.stage))?,
+            trigger: RateTrigger::from_code(self.trigger as u8)
+                .ok_or_else(|| format!("m_rate_trigger = {} is no trigger", self.trigger))?,
+            sent_len: (self.sent != 0).then_some(self.len as u32),
+        })
+    }
+}
+
+impl RtlCnp {
+    /// Protocol faults of the output stream itself.
+    pub fn fault(&self) -> Option<String> {
+        let mut faults = Vec::new();
+        if self.flags & CNP_TUSER_CHANGED != 0 {
+            faults.push("m_axis_tuser changed within the frame");
+        }
+        if self.flags & CNP_BAD_TKEEP != 0 {
+            faults.push("m_axis_tkeep not all ones before tlast or not contiguous");
+        }
+        if self.flags & CNP_TOO_LONG != 0 {
+            faults.push("CNP frame longer than 128 bytes");
+        }
+        (!faults.is_empty()).then(|| faults.join("; "))
+    }
+}
+
+/// The command that repeats a cosim run of `block` with the CN setup.
+pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup, block: &str) -> String {
+    format!(
+        "metaroce cosim {} --block {block} --width {} --seed {:#x} --idle {} --stall {}{}",
+        capture.display(),
+        options.model.width,
+        options.handshake.seed,
+        options.handshake.idle_pct,
+        options.handshake.stall_pct,
+        setup.overrides.args()
+    )
+}
+
+/// Runs one capture's events through golden model and RTL CN block.
+pub fn cosim_cn_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let stimulus = match CaptureReader::open(capture) {
+        Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
+        Err(e) => return CaptureRun::failed(capture, options, &Cn, Ending::CaptureError(e)),
+    };
+    let mut run = cosim_cn_stimulus(capture, stimulus, options, setup, &setup.regs);
+    run.phases.capture_io.0 = started.elapsed() - run.elapsed;
+    run.elapsed = started.elapsed();
+    run
+}
+
+/// The CN cosim of a stimulus; the RTL gets `rtl_regs` (the setup's, but
+/// for the harness's own tests, which give it others to see it diverge).
+pub fn cosim_cn_stimulus(
+    capture: &Path,
+    stimulus: CnStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    rtl_regs: &CcRegisters,
+) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, &Cn);
+    let clock = Instant::now();
+    let golden = run_golden(setup, &stimulus);
+    let clock = run.phases.golden.lap(clock);
+    run.frames_read = stimulus.frames_read;
+    run.cn = Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0));
+    let repro = cn_repro(capture, options, setup, "cn");
+    let expected = golden_cn_streams(&stimulus.time, &golden);
+    let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), CN_STREAMS, expected);
+    run.phases.compare.lap(clock);
+    let ending = cosim_cn_events(&stimulus, options, setup, rtl_regs, &mut compare, &mut run);
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
+    finish_run(&mut run, ending, stimulus.error, started);
+    run
+}
+
+fn cosim_cn_events(
+    stimulus: &CnStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    rtl_regs: &CcRegisters,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut rtl = RtlCn::new(options.model, options.handshake, rtl_regs).map_err(Ending::Setup)?;
+    rtl.load_qp_table(&setup.nic).map_err(Ending::Setup)?;
+    if let Some(wave) = &options.wave {
+        rtl.open_trace(&wave.path, wave.from, wave.to).map_err(Ending::Setup)?;
+    }
+    let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
+    drive(&mut rtl, &events, RATE_STREAM, CN_STALL_CYCLES, compare, &stimulus.time, run)?;
+    rtl.close_trace();
+    if let Some(path) = &options.coverage_dat {
+        rtl.write_coverage(path).map_err(Ending::Setup)?;
+    }
+    Ok(())
+}
+
+impl BatchModel for RtlCn {
+    type Item = CnEvent;
+    fn push(&mut self, items: &[CnEvent]) -> Result<(), SimStop> {
+        RtlCn::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.drain()
+    }
+    fn cycles(&self) -> u64 {
+        RtlCn::cycles(self)
+    }
+    fn check(&mut self, compare: &mut StreamComparator, time: &TimeBase) -> Result<(), Ending> {
+        check_cn(compare, time, std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))
+    }
+}
+
+/// What one model's CN block made of a capture.
+#[derive(Debug, Default)]
+pub struct CnReplay {
+    /// Every CNP and rate change in time order (ties: CNPs before rate
+    /// changes, each stream in its own order), `frame` being the last frame
+    /// at or before the transaction's tick.
+    pub transactions: Vec<Transaction>,
+    /// The CNPs as frames with their emit times (ns since the epoch).
+    pub cnp_frames: Vec<(u64, Vec<u8>)>,
+}
+
+/// The CN transactions of a capture from the golden model, or from the RTL
+/// at `rtl_width`.
+pub fn replay_cn(
+    capture: &Path,
+    rtl_width: Option<u32>,
+    setup: &CnSetup,
+    parser: &ParserConfig,
+) -> Result<CnReplay, String> {
+    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
+    let stimulus = read_stimulus(&mut reader, setup, parser);
+    let (cnps, rates): (Vec<(u64, Vec<u8>)>, Vec<RateChange>) = match rtl_width {
+        None => {
+            let golden = run_golden(setup, &stimulus);
+            (
+                golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect(),
+                golden.rates.into_iter().map(|(_, r)| r).collect(),
+            )
+        }
+        Some(width) => {
+            let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
+            rtl.load_qp_table(&setup.nic)?;
+            let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
+            let stopped = |s: CnStop| format!("RTL congestion-notification block: {s:?}");
+            rtl.push(&events).map_err(stopped)?;
+            rtl.drain().map_err(stopped)?;
+            let mut cnps = Vec::new();
+            for cnp in &rtl.cnps {
+                if let Some(fault) = cnp.fault() {
+                    return Err(format!("RTL CNP output: {fault}"));
+                }
+                cnps.push((cnp.tick, cnp.frame().to_vec()));
+            }
+            let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
+            (cnps, rates)
+        }
+    };
+    let mut out: Vec<Transaction> = cnps
+        .iter()
+        .map(|(tick, frame)| CnRecord::cnp(*tick, frame))
+        .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
+        .map(|record| {
+            let tick = record.tick();
+            Transaction {
+                frame: stimulus.frame_at(tick),
+                time_ns: stimulus.time.time_ns(tick),
+                cycle: None,
+                record: Record::Cn(record),
+            }
+        })
+        .collect();
+    out.sort_by_key(|t| t.time_ns);
+    if let Some(e) = stimulus.error {
+        return Err(e.to_string());
+    }
+    let cnp_frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
+    Ok(CnReplay { transactions: out, cnp_frames })
+}

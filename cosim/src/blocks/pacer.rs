@@ -1,0 +1,218 @@
+//! The pacer (`SPEC.md` §7): a capture goes through the golden parser and
+//! CN block; the reaction point's transactions become the pacer's
+//! commands, which the golden pacer and the Verilated `roce_pacer` both
+//! take; their releases are compared in order.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use metaroce_golden::cc_params::CcRegisters;
+use metaroce_golden::cn::TimeBase;
+use metaroce_golden::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
+
+use crate::blocks::cn::{cn_repro, read_stimulus, run_golden, GoldenCn};
+use crate::capture::{CaptureError, CaptureReader};
+use crate::compare::{drive, BatchModel, StreamComparator};
+use crate::harness::{CosimOptions, Ending};
+use crate::nic::CnSetup;
+use crate::pacer_fuzz::run_pacer_fuzz;
+use crate::report::{CnRecord, Record, Transaction};
+use crate::rtl::ModelKind;
+use crate::rtl_pacer::{RtlPacer, RtlRelease, PACER_STALL_CYCLES};
+use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::sim_handle::SimStop;
+
+/// The pacer in the block table.
+pub struct PacerBlock;
+
+const RELEASE_STREAM: &[&str] = &["pacer.release"];
+
+impl Block for PacerBlock {
+    fn name(&self) -> &'static str {
+        "pacer"
+    }
+    fn about(&self) -> &'static str {
+        "The pacer: releases of the reaction point's packets."
+    }
+    fn streams(&self) -> &'static [&'static str] {
+        RELEASE_STREAM
+    }
+    fn has_width(&self) -> bool {
+        false
+    }
+    fn file_tag(&self) -> &'static str {
+        "-pacer"
+    }
+    fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
+        match setup {
+            Some(setup) => cosim_pacer_capture(capture, options, setup),
+            None => CaptureRun::failed(capture, options, &PacerBlock, Ending::Setup("no NIC setup".into())),
+        }
+    }
+    fn counts(&self, run: &CaptureRun) -> String {
+        let cn = run.cn.unwrap_or_default();
+        format!("{} frame(s), {} command(s) -> {} release(s)", run.frames_read, cn.events, cn.releases)
+    }
+    fn replays(&self) -> ReplayParts {
+        ReplayParts { pacer: true, ..ReplayParts::default() }
+    }
+    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>> {
+        Some(fuzz_scenarios(plan, out))
+    }
+}
+
+fn fuzz_scenarios(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
+    writeln!(out, "fuzz pacer: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    out.flush()?;
+    let started = Instant::now();
+    let outcome = run_pacer_fuzz(seed, first, scenarios);
+    let secs = started.elapsed().as_secs_f64();
+    match &outcome.failure {
+        None => writeln!(
+            out,
+            "PASS  pacer  {} scenarios, {} commands -> {} releases, {secs:.1} s",
+            outcome.scenarios, outcome.commands, outcome.releases
+        )?,
+        Some(report) => writeln!(out, "FAIL  pacer  after {} scenarios\n{report}", outcome.scenarios)?,
+    }
+    Ok(outcome.failure.is_none())
+}
+
+/// The pacer's commands of a capture: the reaction point's transactions
+/// in order, each with the frame whose event made it.
+pub fn pacer_commands(golden: &GoldenCn) -> Vec<(u64, PacerCommand)> {
+    golden.rates.iter().map(|(frame, change)| (*frame, PacerCommand::from_rate_change(change))).collect()
+}
+
+/// The golden pacer over `commands`, flushed at the end (releases of the
+/// flush belong to `last_frame`).
+pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_frame: u64) -> Vec<(u64, Release)> {
+    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
+    let (mut out, mut releases) = (Vec::new(), Vec::new());
+    for (frame, cmd) in commands {
+        pacer.command(cmd, &mut releases);
+        out.extend(releases.drain(..).map(|r| (*frame, r)));
+    }
+    pacer.flush(&mut releases);
+    out.extend(releases.drain(..).map(|r| (last_frame, r)));
+    out
+}
+
+pub fn release_transaction(time: &TimeBase, frame: u64, release: &Release) -> Transaction {
+    Transaction {
+        frame,
+        time_ns: time.time_ns(release.time),
+        cycle: None,
+        record: Record::Cn(CnRecord::release(release)),
+    }
+}
+
+/// Runs one capture through the golden and the RTL pacer.
+pub fn cosim_pacer_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let stimulus = match CaptureReader::open(capture) {
+        Ok(mut reader) => read_stimulus(&mut reader, setup, &options.parser),
+        Err(e) => return CaptureRun::failed(capture, options, &PacerBlock, Ending::CaptureError(e)),
+    };
+    let commands = PacerStimulus {
+        commands: pacer_commands(&run_golden(setup, &stimulus)),
+        frames_read: stimulus.frames_read,
+        time: stimulus.time,
+        error: stimulus.error,
+    };
+    let mut run = cosim_pacer_stimulus(capture, commands, options, setup, &setup.regs);
+    run.elapsed = started.elapsed();
+    run
+}
+
+/// The pacer's input from a capture (or a generator).
+#[derive(Debug, Default)]
+pub struct PacerStimulus {
+    /// Commands in order, each with the frame whose event made it.
+    pub commands: Vec<(u64, PacerCommand)>,
+    pub frames_read: u64,
+    pub time: TimeBase,
+    pub error: Option<CaptureError>,
+}
+
+/// The pacer cosim of a command stream; the RTL gets `rtl_regs` (the
+/// setup's, but for the harness's own tests, which give it others).
+pub fn cosim_pacer_stimulus(
+    capture: &Path,
+    stimulus: PacerStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    rtl_regs: &CcRegisters,
+) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, &PacerBlock);
+    let clock = Instant::now();
+    let golden = run_golden_pacer(setup, &stimulus.commands, stimulus.frames_read);
+    let clock = run.phases.golden.lap(clock);
+    run.frames_read = stimulus.frames_read;
+    run.cn = Some(RunCounts::new(stimulus.commands.len(), 0, 0, golden.len()));
+    let expected = vec![golden.iter().map(|(f, r)| release_transaction(&stimulus.time, *f, r)).collect()];
+    let repro = cn_repro(capture, options, setup, "pacer");
+    let mut compare =
+        StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), RELEASE_STREAM, expected);
+    run.phases.compare.lap(clock);
+    let ending = cosim_commands(&stimulus.commands, &stimulus.time, options, rtl_regs, &mut compare, &mut run);
+    finish_run(&mut run, ending, stimulus.error, started);
+    run
+}
+
+/// The RTL's releases on `stream`.
+pub fn check_releases(
+    compare: &mut StreamComparator,
+    stream: usize,
+    time: &TimeBase,
+    rtl: &mut Vec<RtlRelease>,
+) -> Result<(), Ending> {
+    for r in std::mem::take(rtl) {
+        let release = r.to_release();
+        let record = Ok(Record::Cn(CnRecord::release(&release)));
+        compare.check(stream, record, Some(time.time_ns(release.time)), r.cycle)?;
+    }
+    Ok(())
+}
+
+impl BatchModel for RtlPacer {
+    type Item = PacerCommand;
+    fn push(&mut self, items: &[PacerCommand]) -> Result<(), SimStop> {
+        RtlPacer::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.flush()
+    }
+    fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+    fn check(&mut self, compare: &mut StreamComparator, time: &TimeBase) -> Result<(), Ending> {
+        check_releases(compare, 0, time, &mut self.releases)
+    }
+}
+
+fn cosim_commands(
+    commands: &[(u64, PacerCommand)],
+    time: &TimeBase,
+    options: &CosimOptions,
+    rtl_regs: &CcRegisters,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let kind = if options.coverage_dat.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
+    let mut rtl = RtlPacer::new(kind, options.handshake, rtl_regs).map_err(Ending::Setup)?;
+    if let Some(wave) = &options.wave {
+        rtl.sim.open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
+    }
+    let cmds: Vec<PacerCommand> = commands.iter().map(|(_, c)| *c).collect();
+    drive(&mut rtl, &cmds, 0, PACER_STALL_CYCLES, compare, time, run)?;
+    rtl.sim.close_trace();
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
+    if let Some(path) = &options.coverage_dat {
+        rtl.sim.write_coverage(path).map_err(Ending::Setup)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! The pipeline top (`SPEC.md` §8): the capture's frames go into the
+//! golden pipeline and the Verilated `roce_pipeline`, which are compared on
+//! three streams: CNPs, the reaction point's transactions, releases.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use metaroce_golden::cn::TimeBase;
+use metaroce_golden::pacer::Release;
+use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
+use metaroce_golden::ParserConfig;
+
+use crate::blocks::cn::{check_cn, cn_repro, frame_at, golden_cn_streams, GoldenCn};
+use crate::blocks::pacer::{check_releases, release_transaction};
+use crate::capture::{CaptureError, CaptureReader, Frame};
+use crate::compare::{drive, BatchModel, StreamComparator};
+use crate::harness::{CosimOptions, Ending, FrameSource};
+use crate::nic::CnSetup;
+use crate::report::{CnRecord, Record, Transaction};
+use crate::rtl::Handshake;
+use crate::rtl_cn::CN_STALL_CYCLES;
+use crate::rtl_pacer::{RtlPipeline, TopFrame};
+use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::sim_handle::SimStop;
+
+/// The pipeline top in the block table.
+pub struct Top;
+
+const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
+const RELEASE_STREAM: usize = 2;
+
+impl Block for Top {
+    fn name(&self) -> &'static str {
+        "top"
+    }
+    fn about(&self) -> &'static str {
+        "The pipeline top: CNPs, rate transactions and releases."
+    }
+    fn streams(&self) -> &'static [&'static str] {
+        TOP_STREAMS
+    }
+    fn has_coverage_build(&self) -> bool {
+        false
+    }
+    fn file_tag(&self) -> &'static str {
+        "-top"
+    }
+    fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
+        match setup {
+            Some(setup) => cosim_top_capture(capture, options, setup),
+            None => CaptureRun::failed(capture, options, &Top, Ending::Setup("no NIC setup".into())),
+        }
+    }
+    fn counts(&self, run: &CaptureRun) -> String {
+        let cn = run.cn.unwrap_or_default();
+        format!(
+            "{} frame(s), {} event(s) -> {} CNP(s), {} rate transaction(s), {} release(s)",
+            run.frames_read, cn.events, cn.cnps, cn.rate_changes, cn.releases
+        )
+    }
+    fn replays(&self) -> ReplayParts {
+        ReplayParts { cn: true, pacer: true, ..ReplayParts::default() }
+    }
+    fn fuzz(&self, _: &FuzzPlan, _: &mut dyn Write) -> Option<anyhow::Result<bool>> {
+        None
+    }
+}
+
+impl BatchModel for RtlPipeline {
+    type Item = TopFrame;
+    fn push(&mut self, items: &[TopFrame]) -> Result<(), SimStop> {
+        RtlPipeline::push(self, items)
+    }
+    fn finish(&mut self) -> Result<(), SimStop> {
+        self.flush()
+    }
+    fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+    fn check(&mut self, compare: &mut StreamComparator, time: &TimeBase) -> Result<(), Ending> {
+        check_cn(compare, time, std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))?;
+        check_releases(compare, RELEASE_STREAM, time, &mut self.releases)
+    }
+}
+
+/// A capture as the top sees it: every frame with its tick and the host's
+/// side band, and the golden pipeline's outputs.
+#[derive(Debug, Default)]
+pub struct TopStimulus {
+    pub time: TimeBase,
+    pub frames: Vec<TopFrame>,
+    /// The golden outputs, each with the frame that produced it (the
+    /// flush's with the last frame).
+    pub cnps: Vec<(u64, metaroce_golden::notify::CnpSent)>,
+    pub rates: Vec<(u64, metaroce_golden::reaction::RateChange)>,
+    pub releases: Vec<(u64, Release)>,
+    pub events: usize,
+    pub error: Option<CaptureError>,
+}
+
+/// Reads every frame and runs the golden pipeline over them.
+pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> Result<TopStimulus, String> {
+    let mut pipeline = Pipeline::new(&setup.nic, &setup.regs, *parser)?;
+    let mut top = TopStimulus::default();
+    let mut out = PipelineOutputs::default();
+    let mut frame = Frame::default();
+    loop {
+        match source.read_next(&mut frame) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                top.error = Some(e);
+                break;
+            }
+        }
+        let tick = top.time.tick(frame.time_ns);
+        let event = pipeline.frame(&frame.data, frame.mac_error, tick, &mut out);
+        top.events += usize::from(event.is_some());
+        let tx_qp = sent_qp(event.as_ref());
+        top.frames.push(TopFrame { data: frame.data.clone(), mac_error: frame.mac_error, tick, tx_qp });
+        collect(&mut top, &mut out, frame.index);
+    }
+    pipeline.flush(&mut out);
+    let last = top.frames.len() as u64;
+    collect(&mut top, &mut out, last);
+    Ok(top)
+}
+
+fn collect(top: &mut TopStimulus, out: &mut PipelineOutputs, frame: u64) {
+    top.cnps.extend(out.cnps.drain(..).map(|c| (frame, c)));
+    top.rates.extend(out.rates.drain(..).map(|r| (frame, r)));
+    top.releases.extend(out.releases.drain(..).map(|r| (frame, r)));
+}
+
+/// Runs one capture through the golden and the RTL pipeline top.
+pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup) -> CaptureRun {
+    let started = Instant::now();
+    let mut run = CaptureRun::for_block(capture, options, &Top);
+    let top = match CaptureReader::open(capture) {
+        Ok(mut reader) => match golden_top(&mut reader, setup, &options.parser) {
+            Ok(top) => top,
+            Err(e) => {
+                run.ending = Ending::Setup(e);
+                return run;
+            }
+        },
+        Err(e) => {
+            run.ending = Ending::CaptureError(e);
+            return run;
+        }
+    };
+    let clock = Instant::now();
+    run.frames_read = top.frames.len() as u64;
+    run.cn = Some(RunCounts::new(top.events, top.cnps.len(), top.rates.len(), top.releases.len()));
+    let golden = GoldenCn { cnps: top.cnps.clone(), rates: top.rates.clone() };
+    let mut expected = golden_cn_streams(&top.time, &golden);
+    expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());
+    let repro = cn_repro(capture, options, setup, "top");
+    let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), TOP_STREAMS, expected);
+    run.phases.compare.lap(clock);
+    let ending = cosim_frames(&top, options, setup, &mut compare, &mut run);
+    finish_run(&mut run, ending, top.error, started);
+    run
+}
+
+fn cosim_frames(
+    top: &TopStimulus,
+    options: &CosimOptions,
+    setup: &CnSetup,
+    compare: &mut StreamComparator,
+    run: &mut CaptureRun,
+) -> Result<(), Ending> {
+    let mut rtl = new_top(options.model.width, options.handshake, setup).map_err(Ending::Setup)?;
+    if let Some(wave) = &options.wave {
+        rtl.sim.open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
+    }
+    drive(&mut rtl, &top.frames, RELEASE_STREAM, CN_STALL_CYCLES, compare, &top.time, run)?;
+    rtl.sim.close_trace();
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
+    Ok(())
+}
+
+/// A Verilated top configured for `setup`, its QP table loaded.
+pub fn new_top(width: u32, handshake: Handshake, setup: &CnSetup) -> Result<RtlPipeline, String> {
+    RtlPipeline::for_nic(width, handshake, &setup.regs, setup.local_mac, &setup.nic)
+}
+
+/// What one model's pipeline did with a capture's sent frames.
+#[derive(Debug, Default)]
+pub struct PacerReplay {
+    /// Every release (and drop) in release order.
+    pub transactions: Vec<Transaction>,
+    /// The sent frames at their release times (ns since the epoch).
+    pub paced_frames: Vec<(u64, Vec<u8>)>,
+}
+
+/// The releases of a capture from the golden pipeline, or from the RTL top
+/// at `rtl_width`.
+pub fn replay_pacer(
+    capture: &Path,
+    rtl_width: Option<u32>,
+    setup: &CnSetup,
+    parser: &ParserConfig,
+) -> Result<PacerReplay, String> {
+    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
+    let mut top = golden_top(&mut reader, setup, parser)?;
+    if let Some(e) = top.error.take() {
+        return Err(e.to_string());
+    }
+    let releases: Vec<Release> = match rtl_width {
+        None => top.releases.iter().map(|(_, r)| *r).collect(),
+        Some(width) => {
+            let mut rtl = new_top(width, Handshake::full_speed(0), setup)?;
+            let stopped = |s| format!("RTL pipeline top: {s:?}");
+            rtl.push(&top.frames).map_err(stopped)?;
+            rtl.flush().map_err(stopped)?;
+            rtl.releases.iter().map(|r| r.to_release()).collect()
+        }
+    };
+    // A QP's releases and drops answer its sent frames in order.
+    let mut sent: HashMap<u32, VecDeque<&[u8]>> = HashMap::new();
+    for f in &top.frames {
+        if let Some(qp) = f.tx_qp {
+            sent.entry(qp).or_default().push_back(&f.data);
+        }
+    }
+    let frame_ticks: Vec<u64> = top.frames.iter().map(|f| f.tick).collect();
+    let mut replay = PacerReplay::default();
+    for release in &releases {
+        let frame = sent.get_mut(&release.qp).and_then(VecDeque::pop_front);
+        if let (false, Some(bytes)) = (release.dropped, frame) {
+            replay.paced_frames.push((top.time.time_ns(release.time), bytes.to_vec()));
+        }
+        replay.transactions.push(Transaction {
+            frame: frame_at(&frame_ticks, release.time),
+            time_ns: top.time.time_ns(release.time),
+            cycle: None,
+            record: Record::Cn(CnRecord::release(release)),
+        });
+    }
+    Ok(replay)
+}

@@ -1,0 +1,150 @@
+//! A NIC's configuration for a run (`SPEC.md` §6.1): its NIC file (local
+//! MAC, QP table, congestion control) and what the command line sets on top
+//! of it, read and checked once, then applied to each capture.
+
+use std::fmt::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use metaroce_golden::cc_params::{CcMode, CcParams, CcRegisters};
+use metaroce_golden::cn::{CongestionNotifier, DEFAULT_QP_COUNT};
+use metaroce_golden::cn_event::NicConfig;
+
+/// The NIC file of a capture: `name.nic.json` beside `name.pcap`.
+pub fn nic_file_of(capture: &Path) -> PathBuf {
+    capture.with_extension("nic.json")
+}
+
+/// A NIC file as read: where it is and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NicFile {
+    pub path: PathBuf,
+    pub config: NicConfig,
+}
+
+impl NicFile {
+    /// Reads and parses `path`; errors name the file.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let config = serde_json::from_str::<NicConfig>(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(NicFile { path: path.to_path_buf(), config })
+    }
+}
+
+/// One `--cc-param NAME=VALUE`, checked against the parameter's range when
+/// the command line is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CcParamSetting {
+    pub name: String,
+    pub value: String,
+}
+
+impl CcParamSetting {
+    pub fn apply(&self, cc: &mut CcParams) -> Result<(), String> {
+        cc.set(&self.name, &self.value).map_err(|e| e.to_string())
+    }
+}
+
+impl FromStr for CcParamSetting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: write NAME=VALUE"))?;
+        let setting = CcParamSetting { name: name.trim().to_string(), value: value.trim().to_string() };
+        // Check it now, so a typo is refused before any run starts.
+        setting.apply(&mut CcParams::default())?;
+        Ok(setting)
+    }
+}
+
+impl fmt::Display for CcParamSetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.name, self.value)
+    }
+}
+
+/// What the command line sets for the CN block, on top of the NIC file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CnOverrides {
+    /// Use this NIC file instead of the one beside the capture.
+    pub nic: Option<NicFile>,
+    /// This NIC's MAC (which frames are ours), over the NIC file's.
+    pub local_mac: Option<String>,
+    pub mode: Option<CcMode>,
+    /// `--cc-param NAME=VALUE`, in order.
+    pub params: Vec<CcParamSetting>,
+}
+
+impl CnOverrides {
+    /// The flags that give these overrides, for a repro command.
+    pub fn args(&self) -> String {
+        let mut s = String::new();
+        if let Some(nic) = &self.nic {
+            write!(s, " --nic {}", nic.path.display()).unwrap();
+        }
+        if let Some(mac) = &self.local_mac {
+            write!(s, " --local-mac {mac}").unwrap();
+        }
+        if let Some(mode) = self.mode {
+            write!(s, " --cc {}", mode.name()).unwrap();
+        }
+        for setting in &self.params {
+            write!(s, " --cc-param {setting}").unwrap();
+        }
+        s
+    }
+}
+
+/// Everything the CN block of one capture's run is configured with.
+#[derive(Debug, Clone)]
+pub struct CnSetup {
+    pub nic: NicConfig,
+    pub local_mac: Option<[u8; 6]>,
+    pub regs: CcRegisters,
+    pub qp_count: usize,
+    /// The NIC file read, if any.
+    pub nic_file: Option<PathBuf>,
+    pub overrides: CnOverrides,
+}
+
+impl CnSetup {
+    /// The NIC file (`--nic`, else the one beside the capture, else none),
+    /// then the overrides; refuses bad parameters naming them.
+    pub fn for_capture(capture: &Path, overrides: &CnOverrides) -> Result<Self, String> {
+        let beside = || Some(nic_file_of(capture)).filter(|p| p.exists()).map(|p| NicFile::read(&p)).transpose();
+        let file = match &overrides.nic {
+            Some(file) => Some(file.clone()),
+            None => beside()?,
+        };
+        let path = file.as_ref().map(|f| f.path.clone());
+        let mut nic = file.map(|f| f.config).unwrap_or_default();
+        let named = |e: String| match &path {
+            Some(p) => format!("{}: {e}", p.display()),
+            None => e,
+        };
+        if let Some(mode) = overrides.mode {
+            nic.cc.mode = mode;
+        }
+        if let Some(mac) = &overrides.local_mac {
+            nic.local_mac = Some(mac.clone());
+        }
+        for setting in &overrides.params {
+            setting.apply(&mut nic.cc)?;
+        }
+        let regs = nic.cc.registers().map_err(|e| named(e.to_string()))?;
+        let local_mac = nic.mac().map_err(named)?;
+        if let Some(ctx) = nic.qps.iter().find(|c| c.local as usize >= DEFAULT_QP_COUNT || c.remote > 0xFF_FFFF) {
+            return Err(named(format!(
+                "QP context {} -> {}: local QPs are 0..{DEFAULT_QP_COUNT}, remote QPs 24 bits",
+                ctx.local, ctx.remote
+            )));
+        }
+        Ok(CnSetup { nic, local_mac, regs, qp_count: DEFAULT_QP_COUNT, nic_file: path, overrides: overrides.clone() })
+    }
+
+    /// The golden CN block with this setup's registers and QP table.
+    pub fn golden(&self) -> CongestionNotifier {
+        let mut cn = CongestionNotifier::new(self.qp_count, self.regs);
+        cn.load_qp_table(&self.nic).expect("QP contexts checked by for_capture");
+        cn
+    }
+}

@@ -1,0 +1,226 @@
+//! One cosim run of one block on one capture, and the [`Block`] every
+//! block of the harness is: its name, streams, both sides and its report.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::capture::CaptureError;
+use crate::coverage::FunctionalCoverage;
+use crate::harness::{CosimOptions, Ending, Phases, WaveWindow};
+use crate::nic::CnSetup;
+use crate::wave::{fst_to_vcd, WaveFormat};
+
+/// A block of the pipeline as the harness runs it. One implementation per
+/// block in `blocks/`; the table is `blocks::BLOCKS`.
+pub trait Block: Sync {
+    /// Its name on the command line (`--block`), in run lines and reports.
+    fn name(&self) -> &'static str;
+    /// One line of `--block`'s help.
+    fn about(&self) -> &'static str;
+    /// Its output streams, as divergence reports name them.
+    fn streams(&self) -> &'static [&'static str];
+    /// Whether a run needs the NIC's setup (NIC file and overrides).
+    fn uses_nic(&self) -> bool {
+        true
+    }
+    /// Whether its RTL has a data width; without one, one run covers all.
+    fn has_width(&self) -> bool {
+        true
+    }
+    /// Whether its RTL has a coverage build.
+    fn has_coverage_build(&self) -> bool {
+        true
+    }
+    /// What its waveform files carry after the capture's name.
+    fn file_tag(&self) -> &'static str;
+    /// Runs one capture through the golden model and the RTL and compares
+    /// them; `setup` is there when [`uses_nic`](Self::uses_nic).
+    fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun;
+    /// What a run compared, for its PASS/FAIL line.
+    fn counts(&self, run: &CaptureRun) -> String;
+    /// The transactions `metaroce replay --block NAME` prints.
+    fn replays(&self) -> ReplayParts;
+    /// Its differential fuzzer, if it has one: runs `plan`, printing a line
+    /// per run; `Ok(false)` when something failed.
+    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>>;
+}
+
+impl fmt::Debug for dyn Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl fmt::Display for dyn Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl PartialEq<str> for dyn Block {
+    fn eq(&self, name: &str) -> bool {
+        self.name() == name
+    }
+}
+
+/// Which transactions a replay prints: parse records, then the CN block's
+/// CNPs and rate changes and the pipeline's releases, in time order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayParts {
+    pub parser: bool,
+    pub cn: bool,
+    pub pacer: bool,
+}
+
+impl ReplayParts {
+    pub fn union(self, other: ReplayParts) -> ReplayParts {
+        ReplayParts { parser: self.parser || other.parser, cn: self.cn || other.cn, pacer: self.pacer || other.pacer }
+    }
+}
+
+/// What `metaroce fuzz` asks of each block's fuzzer.
+#[derive(Debug, Clone)]
+pub struct FuzzPlan {
+    pub seed: u64,
+    /// Parser: frames to try at each width.
+    pub frames: u64,
+    pub widths: Vec<u32>,
+    /// Where a shrunk failing capture goes.
+    pub out: PathBuf,
+    /// Scenario fuzzers: the first scenario and how many.
+    pub first: u64,
+    pub scenarios: u64,
+}
+
+#[derive(Debug)]
+pub struct CaptureRun {
+    pub capture: PathBuf,
+    /// The block compared.
+    pub block: &'static dyn Block,
+    pub model: crate::rtl::Model,
+    pub seed: u64,
+    pub frames_read: u64,
+    pub frames_matched: u64,
+    pub cycles: u64,
+    pub elapsed: Duration,
+    pub ending: Ending,
+    /// What the golden model saw: opcodes, ECN codepoints, error classes, ...
+    pub functional: FunctionalCoverage,
+    /// The waveform of the divergence, when one was written.
+    pub wave: Option<PathBuf>,
+    /// Where the wall-clock time went.
+    pub phases: Phases,
+    /// Events and outputs of a congestion-notification, pacer or top run.
+    pub cn: Option<RunCounts>,
+}
+
+/// Counts of a CN, pacer or top run, for the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RunCounts {
+    pub events: u64,
+    pub cnps: u64,
+    /// Rate transactions (changes, and sent packets handed on).
+    pub rate_changes: u64,
+    /// Pacer releases and drops.
+    pub releases: u64,
+}
+
+impl RunCounts {
+    pub fn new(events: usize, cnps: usize, rates: usize, releases: usize) -> Self {
+        RunCounts { events: events as u64, cnps: cnps as u64, rate_changes: rates as u64, releases: releases as u64 }
+    }
+}
+
+impl CaptureRun {
+    pub fn for_block(capture: &Path, options: &CosimOptions, block: &'static dyn Block) -> Self {
+        CaptureRun {
+            capture: capture.to_path_buf(),
+            block,
+            model: options.model,
+            seed: options.handshake.seed,
+            frames_read: 0,
+            frames_matched: 0,
+            cycles: 0,
+            elapsed: Duration::ZERO,
+            ending: Ending::Matched,
+            functional: FunctionalCoverage::default(),
+            wave: None,
+            phases: Phases::default(),
+            cn: None,
+        }
+    }
+
+    /// A run that ended before it began.
+    pub fn failed(capture: &Path, options: &CosimOptions, block: &'static dyn Block, ending: Ending) -> Self {
+        CaptureRun { ending, ..Self::for_block(capture, options, block) }
+    }
+
+    pub fn passed(&self) -> bool {
+        matches!(self.ending, Ending::Matched)
+    }
+}
+
+/// A stream run's ending: the RTL's, else the capture's break, else matched
+/// (every frame read); the frames before a divergence count as matched.
+pub fn finish_run(run: &mut CaptureRun, ending: Result<(), Ending>, error: Option<CaptureError>, started: Instant) {
+    run.ending = match (ending, error) {
+        (Ok(()), Some(e)) => Ending::CaptureError(e),
+        (Ok(()), None) => {
+            run.frames_matched = run.frames_read;
+            Ending::Matched
+        }
+        (Err(ending), _) => {
+            if let Ending::Diverged(d) = &ending {
+                run.frames_matched = d.frame.saturating_sub(1);
+            }
+            ending
+        }
+    };
+    run.elapsed = started.elapsed();
+}
+
+/// Runs `run` and, if it diverges, runs it again with the same options
+/// while tracing `before` cycles before the divergence to `after` cycles
+/// after it into `wave_path` (FST, or VCD written from the FST).
+pub fn with_wave(
+    run: impl Fn(&CosimOptions) -> CaptureRun,
+    options: &CosimOptions,
+    wave_path: &Path,
+    format: WaveFormat,
+    before: u64,
+    after: u64,
+) -> CaptureRun {
+    let first = run(options);
+    let Ending::Diverged(divergence) = &first.ending else { return first };
+    let fst_path = match format {
+        WaveFormat::Fst => wave_path.to_path_buf(),
+        WaveFormat::Vcd => wave_path.with_extension("vcd.fst"),
+    };
+    let window = WaveWindow {
+        path: fst_path.clone(),
+        from: divergence.cycle.saturating_sub(before),
+        to: divergence.cycle + after,
+    };
+    let rerun = CosimOptions { wave: Some(window), ..options.clone() };
+    let mut second = run(&rerun);
+    if let (Ending::Diverged(a), Ending::Diverged(b)) = (&first.ending, &second.ending) {
+        if (a.frame, a.cycle) != (b.frame, b.cycle) {
+            second.ending = Ending::Setup(format!(
+                "the waveform re-run diverged at frame {} cycle {}, not frame {} cycle {}: the run is not deterministic",
+                b.frame, b.cycle, a.frame, a.cycle
+            ));
+        }
+    }
+    if format == WaveFormat::Vcd && second.wave.is_some() {
+        match fst_to_vcd(&fst_path, wave_path) {
+            Ok(()) => second.wave = Some(wave_path.to_path_buf()),
+            Err(e) => second.ending = Ending::Setup(format!("writing the VCD: {e}")),
+        }
+        std::fs::remove_file(&fst_path).ok();
+    }
+    second
+}
