@@ -1,6 +1,7 @@
 //! The metaroce cosimulation harness: reads captures, drives the Verilated
 //! RTL and the golden model with the same frames, and compares every output
-//! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
+//! transaction. The `metaroce` binary (`main.rs`, one file per command in `cli/`) is a
+//! thin CLI over this.
 
 pub mod bench;
 pub mod blocks;
@@ -11,9 +12,11 @@ pub mod compare;
 pub mod coverage;
 pub mod fuzz;
 pub mod harness;
+pub mod jobs;
 pub mod nic;
 pub mod pacer_fuzz;
 pub mod pacing_bench;
+pub mod recording;
 pub mod replay;
 pub mod report;
 pub mod rtl;

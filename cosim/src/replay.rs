@@ -1,18 +1,21 @@
-//! `metaroce replay`: one record per frame from one model, JSONL or text.
+//! `metaroce replay`: what one model makes of a capture, in one pass over
+//! it. Parse records come frame by frame; the CN block's CNPs and rate
+//! changes and the pipeline's releases follow, merged in time order.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
-use std::path::PathBuf;
+use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
-use metaroce_golden::{parse_frame, ParserConfig};
-use serde::{Deserialize, Serialize};
-
+use crate::blocks::cn::{cn_replay, golden_outputs, rtl_outputs, CnStimulus};
+use crate::blocks::top::{release_replay, rtl_releases, GoldenTop};
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::harness::{fill_batch, FrameRange};
-use crate::report::{brief, field_diffs, Divergence, DivergenceKind, Record, Transaction};
-use crate::rtl::{Handshake, Model as RtlModel, RtlParser};
+use crate::nic::CnSetup;
+use crate::report::{Record, Transaction};
+use crate::rtl::{Handshake, Model as RtlModel, RtlParser, RtlParserRecord, STALL_CYCLES};
+use crate::run::ReplayParts;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
@@ -20,27 +23,24 @@ pub enum Model {
     Rtl { width: u32 },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    Jsonl,
-    Text,
-}
-
-/// A JSONL line: the frame number and timestamp, then the record's fields.
-#[derive(Serialize)]
-pub struct FrameRecord<'a> {
-    pub frame: u64,
-    pub time_ns: u64,
-    #[serde(flatten)]
-    pub record: &'a Record,
+impl Model {
+    fn rtl_width(self) -> Option<u32> {
+        match self {
+            Model::Golden => None,
+            Model::Rtl { width } => Some(width),
+        }
+    }
 }
 
 #[derive(Debug)]
 pub enum ReplayError {
     /// The capture broke; the records of the frames before it were written.
     Capture(CaptureError),
+    /// The RTL parser failed.
     Rtl(String),
     Io(io::Error),
+    /// The CN block or the pipeline could not replay the capture.
+    Block(String),
 }
 
 impl std::fmt::Display for ReplayError {
@@ -49,6 +49,7 @@ impl std::fmt::Display for ReplayError {
             ReplayError::Capture(e) => write!(f, "{e}"),
             ReplayError::Rtl(e) => write!(f, "RTL: {e}"),
             ReplayError::Io(e) => write!(f, "writing output: {e}"),
+            ReplayError::Block(e) => write!(f, "{e}"),
         }
     }
 }
@@ -59,78 +60,153 @@ impl From<io::Error> for ReplayError {
     }
 }
 
-/// Runs `capture` through one model and hands each transaction, in frame
-/// order, to `sink`; returns the number of frames.
-pub fn replay(
+/// What a replay made besides the parse records.
+#[derive(Debug, Default)]
+pub struct Replayed {
+    /// Parse records handed to the sink.
+    pub records: u64,
+    /// CNPs and rate changes, then releases, merged in time order (ties:
+    /// CNPs, rate changes, releases, each stream in its own order); `frame`
+    /// is the last frame at or before the transaction.
+    pub transactions: Vec<Transaction>,
+    /// What the NIC transmits: the CNPs at their emit times and the sent
+    /// frames at their release times (ns since the epoch), in time order.
+    pub sent: Vec<(u64, Vec<u8>)>,
+}
+
+/// The golden side of one pass: what the CN block and the pipeline need.
+struct GoldenPass<'a> {
+    setup: &'a CnSetup,
+    cn: Option<CnStimulus>,
+    top: Option<Result<GoldenTop, String>>,
+}
+
+impl GoldenPass<'_> {
+    fn frame(&mut self, frame: &Frame, record: Option<&ParseRecord>, parser: &ParserConfig) {
+        let event = match &mut self.top {
+            Some(Ok(top)) => Some(top.frame(frame)),
+            _ => None,
+        };
+        let Some(cn) = &mut self.cn else { return };
+        match (event, record) {
+            (Some(event), _) => cn.add(frame, |_| event),
+            (None, Some(record)) => cn.add_parsed(frame, record, self.setup),
+            (None, None) => cn.add_parsed(frame, &parse_frame(&frame.data, frame.mac_error, parser), self.setup),
+        }
+    }
+
+    /// The CN block's and the pipeline's transactions from `model`.
+    fn finish(self, model: Model, replayed: &mut Replayed) -> Result<(), String> {
+        if let Some(stimulus) = &self.cn {
+            let outputs = match model.rtl_width() {
+                None => golden_outputs(self.setup, stimulus),
+                Some(width) => rtl_outputs(width, self.setup, stimulus)?,
+            };
+            let (transactions, cnps) = cn_replay(stimulus, outputs);
+            replayed.transactions.extend(transactions);
+            replayed.sent.extend(cnps);
+        }
+        if let Some(top) = self.top {
+            let top = top?.finish();
+            let releases = match model.rtl_width() {
+                None => top.releases.iter().map(|(_, r)| *r).collect(),
+                Some(width) => rtl_releases(width, self.setup, &top)?,
+            };
+            let (transactions, paced) = release_replay(&top, &releases);
+            replayed.transactions.extend(transactions);
+            replayed.sent.extend(paced);
+        }
+        replayed.transactions.sort_by_key(|t| t.time_ns);
+        replayed.sent.sort_by_key(|(time_ns, _)| *time_ns);
+        Ok(())
+    }
+}
+
+/// Runs `capture` once through `model`: the parse records (with
+/// `parts.parser`) go to `sink` frame by frame; the CN block's and the
+/// pipeline's transactions (with `parts.cn`, `parts.pacer` and a `setup`)
+/// come back at the end. A failure of the parse records is reported as
+/// such; with no parse records asked for, every failure is a `Block` one.
+pub fn replay_blocks(
     capture: &Path,
     model: Model,
+    parts: ReplayParts,
+    setup: Option<&CnSetup>,
     parser: &ParserConfig,
     sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
-) -> Result<u64, ReplayError> {
-    let mut reader = CaptureReader::open(capture).map_err(ReplayError::Capture)?;
-    let mut rtl = match model {
-        Model::Golden => None,
-        Model::Rtl { width } => {
+) -> Result<Replayed, ReplayError> {
+    let broken = |e: CaptureError| match parts.parser {
+        true => ReplayError::Capture(e),
+        false => ReplayError::Block(e.to_string()),
+    };
+    let mut reader = CaptureReader::open(capture).map_err(broken)?;
+    let mut golden = setup.filter(|_| parts.cn || parts.pacer).map(|setup| GoldenPass {
+        setup,
+        cn: parts.cn.then(CnStimulus::default),
+        top: parts.pacer.then(|| GoldenTop::new(setup, parser)),
+    });
+    let mut rtl = match model.rtl_width().filter(|_| parts.parser) {
+        Some(width) => {
             Some(RtlParser::new(RtlModel::plain(width), Handshake::full_speed(0)).map_err(ReplayError::Rtl)?)
         }
+        None => None,
     };
+    let mut replayed = Replayed::default();
     let mut batch = vec![Frame::default(); 256];
     let mut waiting: VecDeque<(u64, u64)> = VecDeque::new();
-    let mut written = 0u64;
     let mut capture_error = None;
     loop {
         let (filled, error) = fill_batch(&mut reader, &mut batch, FrameRange::ALL);
         capture_error = capture_error.or(error);
-        match &mut rtl {
-            None => {
-                for frame in &batch[..filled] {
-                    let record = parse_frame(&frame.data, frame.mac_error, parser);
-                    sink(Transaction {
-                        frame: frame.index,
-                        time_ns: frame.time_ns,
-                        cycle: None,
-                        record: Record::Parse(record),
-                    })?;
-                    written += 1;
-                }
+        for frame in &batch[..filled] {
+            let record = (parts.parser && rtl.is_none()).then(|| parse_frame(&frame.data, frame.mac_error, parser));
+            if let Some(golden) = &mut golden {
+                golden.frame(frame, record.as_ref(), parser);
             }
-            Some(rtl) => {
-                waiting.extend(batch[..filled].iter().map(|f| (f.index, f.time_ns)));
-                let records = rtl.push(&batch[..filled]);
-                written += rtl_transactions(sink, &mut waiting, records)?;
-                if let Some((message, _)) = rtl.assertion() {
-                    return Err(ReplayError::Rtl(format!("assertion fired: {message}")));
-                }
+            if let Some(record) = record {
+                let (frame, time_ns) = (frame.index, frame.time_ns);
+                sink(Transaction { frame, time_ns, cycle: None, record: Record::Parse(record) })?;
+                replayed.records += 1;
             }
+        }
+        if let Some(rtl) = &mut rtl {
+            waiting.extend(batch[..filled].iter().map(|f| (f.index, f.time_ns)));
+            let records = rtl.push(&batch[..filled]);
+            replayed.records += rtl_transactions(sink, &mut waiting, records)?;
+            check_assertion(rtl)?;
         }
         if filled < batch.len() {
             break;
         }
     }
     if let Some(rtl) = &mut rtl {
-        let want = waiting.len();
-        let records = rtl.drain(want);
-        written += rtl_transactions(sink, &mut waiting, records)?;
-        if let Some((message, _)) = rtl.assertion() {
-            return Err(ReplayError::Rtl(format!("assertion fired: {message}")));
-        }
+        let records = rtl.drain(waiting.len());
+        replayed.records += rtl_transactions(sink, &mut waiting, records)?;
+        check_assertion(rtl)?;
         if let Some((frame, _)) = waiting.front() {
-            return Err(ReplayError::Rtl(format!(
-                "stalled: no record for frame {frame} within {} cycles",
-                crate::rtl::STALL_CYCLES
-            )));
+            return Err(ReplayError::Rtl(format!("stalled: no record for frame {frame} within {STALL_CYCLES} cycles")));
         }
     }
-    match capture_error {
-        Some(e) => Err(ReplayError::Capture(e)),
-        None => Ok(written),
+    if let Some(e) = capture_error {
+        return Err(broken(e));
+    }
+    if let Some(golden) = golden {
+        golden.finish(model, &mut replayed).map_err(ReplayError::Block)?;
+    }
+    Ok(replayed)
+}
+
+fn check_assertion(rtl: &RtlParser) -> Result<(), ReplayError> {
+    match rtl.assertion() {
+        Some((message, _)) => Err(ReplayError::Rtl(format!("assertion fired: {message}"))),
+        None => Ok(()),
     }
 }
 
 fn rtl_transactions(
     sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
     waiting: &mut VecDeque<(u64, u64)>,
-    records: &[crate::rtl::RtlParserRecord],
+    records: &[RtlParserRecord],
 ) -> Result<u64, ReplayError> {
     for rtl_record in records {
         let (frame, time_ns) =
@@ -141,115 +217,40 @@ fn rtl_transactions(
     Ok(records.len() as u64)
 }
 
-/// First line of a recording (`metaroce replay --record`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RecordingHeader {
-    /// Format version, 1.
-    pub metaroce_recording: u32,
-    pub block: String,
-    /// `golden` or `rtl`.
-    pub model: String,
-    pub width: Option<u32>,
-    pub capture: PathBuf,
+/// Runs `capture` through one model's parser and hands each record, in
+/// frame order, to `sink`; returns the number of frames.
+pub fn replay(
+    capture: &Path,
+    model: Model,
+    parser: &ParserConfig,
+    sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
+) -> Result<u64, ReplayError> {
+    let parts = ReplayParts { parser: true, ..ReplayParts::default() };
+    replay_blocks(capture, model, parts, None, parser, sink).map(|r| r.records)
 }
 
-impl RecordingHeader {
-    /// `block`: "parser", "cn" or "all" (parse records, then CN transactions).
-    pub fn new(model: Model, capture: &Path, block: &str) -> Self {
-        let (name, width) = match model {
-            Model::Golden => ("golden", None),
-            Model::Rtl { width } => ("rtl", Some(width)),
-        };
-        RecordingHeader {
-            metaroce_recording: 1,
-            block: block.into(),
-            model: name.into(),
-            width,
-            capture: capture.to_path_buf(),
-        }
-    }
+/// What one model's CN block made of a capture.
+#[derive(Debug, Default)]
+pub struct CnReplay {
+    /// Every CNP and rate change in time order (ties: CNPs before rate
+    /// changes, each stream in its own order), `frame` being the last frame
+    /// at or before the transaction's tick.
+    pub transactions: Vec<Transaction>,
+    /// The CNPs as frames with their emit times (ns since the epoch).
+    pub cnp_frames: Vec<(u64, Vec<u8>)>,
 }
 
-/// Reads a recording; errors name the file and line.
-pub fn read_recording(path: &Path) -> Result<(RecordingHeader, Vec<Transaction>), String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-    let mut lines = io::BufRead::lines(io::BufReader::new(file)).enumerate();
-    let at = |n: usize, e: &dyn std::fmt::Display| format!("{}: line {}: {e}", path.display(), n + 1);
-    let (_, first) = lines.next().ok_or_else(|| format!("{}: empty, not a recording", path.display()))?;
-    let first = first.map_err(|e| at(0, &e))?;
-    let header: RecordingHeader =
-        serde_json::from_str(&first).map_err(|e| at(0, &format!("not a metaroce recording header ({e})")))?;
-    if header.metaroce_recording != 1 {
-        return Err(at(0, &format!("recording format {} (this metaroce reads 1)", header.metaroce_recording)));
-    }
-    let mut transactions = Vec::new();
-    for (n, line) in lines {
-        let line = line.map_err(|e| at(n, &e))?;
-        transactions.push(serde_json::from_str(&line).map_err(|e| at(n, &e))?);
-    }
-    Ok((header, transactions))
-}
-
-/// Compares two recordings transaction by transaction; `None` when equal.
-pub fn diff_recordings(a: &Path, b: &Path, history: usize) -> Result<Option<Divergence>, String> {
-    let (header_a, left) = read_recording(a)?;
-    let (_, right) = read_recording(b)?;
-    let mismatch = (0..left.len().max(right.len())).find(|&i| match (left.get(i), right.get(i)) {
-        (Some(x), Some(y)) => x.frame != y.frame || x.record != y.record,
-        _ => true,
-    });
-    let Some(i) = mismatch else { return Ok(None) };
-    let from = i.saturating_sub(history);
-    let last = |list: &[Transaction]| list[from.min(list.len())..(i + 1).min(list.len())].to_vec();
-    let (kind, diffs, detail) = match (left.get(i), right.get(i)) {
-        (Some(x), Some(y)) if x.frame == y.frame => {
-            (DivergenceKind::Mismatch, field_diffs(&x.record, &y.record), String::new())
-        }
-        (Some(x), Some(y)) => (
-            DivergenceKind::Mismatch,
-            vec![],
-            format!("transaction {} is frame {} in A, frame {} in B", i + 1, x.frame, y.frame),
-        ),
-        (Some(_), None) => {
-            (DivergenceKind::UnmatchedTransaction, vec![], format!("B ends after {} transactions", right.len()))
-        }
-        (None, _) => {
-            (DivergenceKind::UnmatchedTransaction, vec![], format!("A ends after {} transactions", left.len()))
-        }
-    };
-    let here = left.get(i).or(right.get(i)).expect("one side has transaction i");
-    Ok(Some(Divergence {
-        kind,
-        block: "parser",
-        capture: header_a.capture.clone(),
-        width: header_a.width.unwrap_or(0),
-        seed: 0,
-        frame: here.frame,
-        time_ns: here.time_ns,
-        cycle: here.cycle.unwrap_or(0),
-        detail,
-        diffs,
-        golden_last: last(&left),
-        rtl_last: last(&right),
-        repro: format!("metaroce diff {} {}", a.display(), b.display()),
-        sides: [format!("A {}", a.display()), format!("B {}", b.display())],
-    }))
-}
-
-pub fn write_record(
-    out: &mut dyn Write,
-    format: OutputFormat,
-    frame: u64,
-    time_ns: u64,
-    record: &Record,
-) -> io::Result<()> {
-    match format {
-        OutputFormat::Jsonl => {
-            serde_json::to_writer(&mut *out, &FrameRecord { frame, time_ns, record })?;
-            writeln!(out)
-        }
-        OutputFormat::Text => {
-            writeln!(out, "{frame:>7}  {}.{:09}  {}", time_ns / 1_000_000_000, time_ns % 1_000_000_000, brief(record))
-        }
-    }
+/// The CN transactions of a capture from the golden model, or from the RTL
+/// at `rtl_width`.
+pub fn replay_cn(
+    capture: &Path,
+    rtl_width: Option<u32>,
+    setup: &CnSetup,
+    parser: &ParserConfig,
+) -> Result<CnReplay, String> {
+    let model = rtl_width.map_or(Model::Golden, |width| Model::Rtl { width });
+    let parts = ReplayParts { cn: true, ..ReplayParts::default() };
+    let replayed =
+        replay_blocks(capture, model, parts, Some(setup), parser, &mut |_| Ok(())).map_err(|e| e.to_string())?;
+    Ok(CnReplay { transactions: replayed.transactions, cnp_frames: replayed.sent })
 }

@@ -19,8 +19,10 @@ use crate::wave::{fst_to_vcd, WaveFormat};
 pub trait Block: Sync {
     /// Its name on the command line (`--block`), in run lines and reports.
     fn name(&self) -> &'static str;
-    /// One line of `--block`'s help.
-    fn about(&self) -> &'static str;
+    /// One line of `--block`'s help, if its name needs one.
+    fn about(&self) -> Option<&'static str> {
+        None
+    }
     /// Its output streams, as divergence reports name them.
     fn streams(&self) -> &'static [&'static str];
     /// Whether a run needs the NIC's setup (NIC file and overrides).
@@ -44,9 +46,8 @@ pub trait Block: Sync {
     fn counts(&self, run: &CaptureRun) -> String;
     /// The transactions `metaroce replay --block NAME` prints.
     fn replays(&self) -> ReplayParts;
-    /// Its differential fuzzer, if it has one: runs `plan`, printing a line
-    /// per run; `Ok(false)` when something failed.
-    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>>;
+    /// Its differential fuzzer, if it has one.
+    fn fuzzer(&self) -> Option<Fuzzer>;
 }
 
 impl fmt::Debug for dyn Block {
@@ -81,6 +82,10 @@ impl ReplayParts {
         ReplayParts { parser: self.parser || other.parser, cn: self.cn || other.cn, pacer: self.pacer || other.pacer }
     }
 }
+
+/// A block's differential fuzzer: runs `plan`, printing a line per run;
+/// `Ok(false)` when something failed.
+pub type Fuzzer = fn(&FuzzPlan, &mut dyn Write) -> anyhow::Result<bool>;
 
 /// What `metaroce fuzz` asks of each block's fuzzer.
 #[derive(Debug, Clone)]

@@ -7,11 +7,12 @@ mod common;
 
 use std::process::Command;
 
-use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, replay_cn};
+use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus};
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
 use metaroce_cosim::nic::{CnOverrides, CnSetup};
+use metaroce_cosim::replay::replay_cn;
 use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
 use metaroce_cosim::run::with_wave;

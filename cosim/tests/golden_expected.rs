@@ -4,10 +4,10 @@
 
 mod common;
 
-use metaroce_cosim::blocks::cn::replay_cn;
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::nic::{CnOverrides, CnSetup};
-use metaroce_cosim::replay::{replay, write_record, Model, OutputFormat};
+use metaroce_cosim::recording::{write_record, OutputFormat};
+use metaroce_cosim::replay::{replay, replay_cn, Model};
 use metaroce_cosim::report::Transaction;
 use metaroce_cosim::stimuli::all_captures;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};

@@ -12,7 +12,7 @@ use metaroce_golden::cn::TimeBase;
 use metaroce_golden::cn_event::{classify, CnEvent};
 use metaroce_golden::notify::CnpSent;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
-use metaroce_golden::{parse_frame, ParserConfig};
+use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::cn_fuzz::run_cn_fuzz;
@@ -22,7 +22,7 @@ use crate::nic::CnSetup;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::{Handshake, Model};
 use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The congestion-notification block in the block table.
@@ -36,8 +36,8 @@ impl Block for Cn {
     fn name(&self) -> &'static str {
         "cn"
     }
-    fn about(&self) -> &'static str {
-        "Congestion notification: CNPs and per-QP rates."
+    fn about(&self) -> Option<&'static str> {
+        Some("Congestion notification: CNPs and per-QP rates")
     }
     fn streams(&self) -> &'static [&'static str] {
         CN_STREAMS
@@ -61,8 +61,8 @@ impl Block for Cn {
     fn replays(&self) -> ReplayParts {
         ReplayParts { cn: true, ..ReplayParts::default() }
     }
-    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>> {
-        Some(fuzz_scenarios(plan, out))
+    fn fuzzer(&self) -> Option<Fuzzer> {
+        Some(fuzz_scenarios)
     }
 }
 
@@ -126,6 +126,22 @@ pub struct CnStimulus {
 }
 
 impl CnStimulus {
+    /// One more frame: its tick, and the event `event` makes of it at that
+    /// tick, if any.
+    pub fn add(&mut self, frame: &Frame, event: impl FnOnce(u64) -> Option<CnEvent>) {
+        self.frames_read += 1;
+        let tick = self.time.tick(frame.time_ns);
+        self.frame_ticks.push(tick);
+        if let Some(event) = event(tick) {
+            self.inputs.push(CnInput { frame: frame.index, event });
+        }
+    }
+
+    /// One more frame, parsed and classified.
+    pub fn add_parsed(&mut self, frame: &Frame, record: &ParseRecord, setup: &CnSetup) {
+        self.add(frame, |tick| classify(record, tick, setup.local_mac, &setup.nic));
+    }
+
     /// The last frame at or before `tick` (1-based; 0 before the first).
     pub fn frame_at(&self, tick: u64) -> u64 {
         frame_at(&self.frame_ticks, tick)
@@ -151,13 +167,7 @@ pub fn read_stimulus(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Par
                 break;
             }
         }
-        stimulus.frames_read += 1;
-        let tick = stimulus.time.tick(frame.time_ns);
-        stimulus.frame_ticks.push(tick);
-        let record = parse_frame(&frame.data, frame.mac_error, parser);
-        if let Some(event) = classify(&record, tick, setup.local_mac, &setup.nic) {
-            stimulus.inputs.push(CnInput { frame: frame.index, event });
-        }
+        stimulus.add_parsed(&frame, &parse_frame(&frame.data, frame.mac_error, parser), setup);
     }
     stimulus
 }
@@ -328,54 +338,43 @@ impl BatchModel for RtlCn {
     }
 }
 
-/// What one model's CN block made of a capture.
-#[derive(Debug, Default)]
-pub struct CnReplay {
-    /// Every CNP and rate change in time order (ties: CNPs before rate
-    /// changes, each stream in its own order), `frame` being the last frame
-    /// at or before the transaction's tick.
-    pub transactions: Vec<Transaction>,
-    /// The CNPs as frames with their emit times (ns since the epoch).
-    pub cnp_frames: Vec<(u64, Vec<u8>)>,
+/// A CN block's CNPs (each a frame at its tick) and rate transactions.
+pub type CnOutputs = (Vec<(u64, Vec<u8>)>, Vec<RateChange>);
+
+/// The CNPs and rate transactions of the golden CN block.
+pub fn golden_outputs(setup: &CnSetup, stimulus: &CnStimulus) -> CnOutputs {
+    let golden = run_golden(setup, stimulus);
+    (
+        golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect(),
+        golden.rates.into_iter().map(|(_, r)| r).collect(),
+    )
 }
 
-/// The CN transactions of a capture from the golden model, or from the RTL
-/// at `rtl_width`.
-pub fn replay_cn(
-    capture: &Path,
-    rtl_width: Option<u32>,
-    setup: &CnSetup,
-    parser: &ParserConfig,
-) -> Result<CnReplay, String> {
-    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
-    let stimulus = read_stimulus(&mut reader, setup, parser);
-    let (cnps, rates): (Vec<(u64, Vec<u8>)>, Vec<RateChange>) = match rtl_width {
-        None => {
-            let golden = run_golden(setup, &stimulus);
-            (
-                golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect(),
-                golden.rates.into_iter().map(|(_, r)| r).collect(),
-            )
+/// The CNPs (at their ticks) and rate transactions of the RTL CN block at
+/// `width` on the stimulus's events.
+pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result<CnOutputs, String> {
+    let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
+    rtl.load_qp_table(&setup.nic)?;
+    let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
+    let stopped = |s: CnStop| format!("RTL congestion-notification block: {s:?}");
+    rtl.push(&events).map_err(stopped)?;
+    rtl.drain().map_err(stopped)?;
+    let mut cnps = Vec::new();
+    for cnp in &rtl.cnps {
+        if let Some(fault) = cnp.fault() {
+            return Err(format!("RTL CNP output: {fault}"));
         }
-        Some(width) => {
-            let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
-            rtl.load_qp_table(&setup.nic)?;
-            let events: Vec<CnEvent> = stimulus.inputs.iter().map(|i| i.event).collect();
-            let stopped = |s: CnStop| format!("RTL congestion-notification block: {s:?}");
-            rtl.push(&events).map_err(stopped)?;
-            rtl.drain().map_err(stopped)?;
-            let mut cnps = Vec::new();
-            for cnp in &rtl.cnps {
-                if let Some(fault) = cnp.fault() {
-                    return Err(format!("RTL CNP output: {fault}"));
-                }
-                cnps.push((cnp.tick, cnp.frame().to_vec()));
-            }
-            let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
-            (cnps, rates)
-        }
-    };
-    let mut out: Vec<Transaction> = cnps
+        cnps.push((cnp.tick, cnp.frame().to_vec()));
+    }
+    let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
+    Ok((cnps, rates))
+}
+
+/// CNPs and rate changes as transactions, CNPs first, each with the last
+/// frame at or before its tick; and the CNPs as frames at their emit times
+/// (ns since the epoch).
+pub fn cn_replay(stimulus: &CnStimulus, (cnps, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
+    let transactions = cnps
         .iter()
         .map(|(tick, frame)| CnRecord::cnp(*tick, frame))
         .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
@@ -389,10 +388,6 @@ pub fn replay_cn(
             }
         })
         .collect();
-    out.sort_by_key(|t| t.time_ns);
-    if let Some(e) = stimulus.error {
-        return Err(e.to_string());
-    }
     let cnp_frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
-    Ok(CnReplay { transactions: out, cnp_frames })
+    (transactions, cnp_frames)
 }

@@ -20,7 +20,7 @@ use crate::pacer_fuzz::run_pacer_fuzz;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::ModelKind;
 use crate::rtl_pacer::{RtlPacer, RtlRelease, PACER_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pacer in the block table.
@@ -32,8 +32,8 @@ impl Block for PacerBlock {
     fn name(&self) -> &'static str {
         "pacer"
     }
-    fn about(&self) -> &'static str {
-        "The pacer: releases of the reaction point's packets."
+    fn about(&self) -> Option<&'static str> {
+        Some("The pacer: releases of the reaction point's packets")
     }
     fn streams(&self) -> &'static [&'static str] {
         RELEASE_STREAM
@@ -57,8 +57,8 @@ impl Block for PacerBlock {
     fn replays(&self) -> ReplayParts {
         ReplayParts { pacer: true, ..ReplayParts::default() }
     }
-    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>> {
-        Some(fuzz_scenarios(plan, out))
+    fn fuzzer(&self) -> Option<Fuzzer> {
+        Some(fuzz_scenarios)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::harness::{fill_batch, CosimOptions, Ending, FrameSlice, FrameSource};
 use crate::nic::CnSetup;
 use crate::report::{DivergenceKind, Record, Transaction};
 use crate::rtl::{Model, RtlParser, STALL_CYCLES};
-use crate::run::{with_wave, Block, CaptureRun, FuzzPlan, ReplayParts};
+use crate::run::{with_wave, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts};
 use crate::wave::WaveFormat;
 
 /// The parser in the block table.
@@ -27,9 +27,6 @@ const PARSE_STREAM: &[&str] = &["parser"];
 impl Block for Parser {
     fn name(&self) -> &'static str {
         "parser"
-    }
-    fn about(&self) -> &'static str {
-        "The parser: one parse record per frame."
     }
     fn streams(&self) -> &'static [&'static str] {
         PARSE_STREAM
@@ -49,8 +46,8 @@ impl Block for Parser {
     fn replays(&self) -> ReplayParts {
         ReplayParts { parser: true, ..ReplayParts::default() }
     }
-    fn fuzz(&self, plan: &FuzzPlan, out: &mut dyn Write) -> Option<anyhow::Result<bool>> {
-        Some(fuzz_widths(plan, out))
+    fn fuzzer(&self) -> Option<Fuzzer> {
+        Some(fuzz_widths)
     }
 }
 

@@ -3,11 +3,11 @@
 //! three streams: CNPs, the reaction point's transactions, releases.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use metaroce_golden::cn::TimeBase;
+use metaroce_golden::cn_event::CnEvent;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
 use metaroce_golden::ParserConfig;
@@ -22,7 +22,7 @@ use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::Handshake;
 use crate::rtl_cn::CN_STALL_CYCLES;
 use crate::rtl_pacer::{RtlPipeline, TopFrame};
-use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, Fuzzer, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pipeline top in the block table.
@@ -35,8 +35,8 @@ impl Block for Top {
     fn name(&self) -> &'static str {
         "top"
     }
-    fn about(&self) -> &'static str {
-        "The pipeline top: CNPs, rate transactions and releases."
+    fn about(&self) -> Option<&'static str> {
+        Some("The pipeline top: CNPs, rate transactions and releases")
     }
     fn streams(&self) -> &'static [&'static str] {
         TOP_STREAMS
@@ -63,7 +63,7 @@ impl Block for Top {
     fn replays(&self) -> ReplayParts {
         ReplayParts { cn: true, pacer: true, ..ReplayParts::default() }
     }
-    fn fuzz(&self, _: &FuzzPlan, _: &mut dyn Write) -> Option<anyhow::Result<bool>> {
+    fn fuzzer(&self) -> Option<Fuzzer> {
         None
     }
 }
@@ -100,32 +100,56 @@ pub struct TopStimulus {
     pub error: Option<CaptureError>,
 }
 
-/// Reads every frame and runs the golden pipeline over them.
-pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> Result<TopStimulus, String> {
-    let mut pipeline = Pipeline::new(&setup.nic, &setup.regs, *parser)?;
-    let mut top = TopStimulus::default();
-    let mut out = PipelineOutputs::default();
-    let mut frame = Frame::default();
-    loop {
-        match source.read_next(&mut frame) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                top.error = Some(e);
-                break;
-            }
-        }
+/// The golden pipeline fed one frame at a time, its outputs collected.
+pub struct GoldenTop {
+    pipeline: Pipeline,
+    out: PipelineOutputs,
+    pub stimulus: TopStimulus,
+}
+
+impl GoldenTop {
+    pub fn new(setup: &CnSetup, parser: &ParserConfig) -> Result<Self, String> {
+        let pipeline = Pipeline::new(&setup.nic, &setup.regs, *parser)?;
+        Ok(GoldenTop { pipeline, out: PipelineOutputs::default(), stimulus: TopStimulus::default() })
+    }
+
+    /// One frame through the pipeline; returns the event it made, if any.
+    pub fn frame(&mut self, frame: &Frame) -> Option<CnEvent> {
+        let top = &mut self.stimulus;
         let tick = top.time.tick(frame.time_ns);
-        let event = pipeline.frame(&frame.data, frame.mac_error, tick, &mut out);
+        let event = self.pipeline.frame(&frame.data, frame.mac_error, tick, &mut self.out);
         top.events += usize::from(event.is_some());
         let tx_qp = sent_qp(event.as_ref());
         top.frames.push(TopFrame { data: frame.data.clone(), mac_error: frame.mac_error, tick, tx_qp });
-        collect(&mut top, &mut out, frame.index);
+        collect(top, &mut self.out, frame.index);
+        event
     }
-    pipeline.flush(&mut out);
-    let last = top.frames.len() as u64;
-    collect(&mut top, &mut out, last);
-    Ok(top)
+
+    /// The end of the input: the pacer's flush, its releases given to the
+    /// last frame.
+    pub fn finish(mut self) -> TopStimulus {
+        self.pipeline.flush(&mut self.out);
+        let last = self.stimulus.frames.len() as u64;
+        collect(&mut self.stimulus, &mut self.out, last);
+        self.stimulus
+    }
+}
+
+/// Reads every frame and runs the golden pipeline over them.
+pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> Result<TopStimulus, String> {
+    let mut golden = GoldenTop::new(setup, parser)?;
+    let mut frame = Frame::default();
+    loop {
+        match source.read_next(&mut frame) {
+            Ok(true) => golden.frame(&frame),
+            Ok(false) => break,
+            Err(e) => {
+                golden.stimulus.error = Some(e);
+                break;
+            }
+        };
+    }
+    Ok(golden.finish())
 }
 
 fn collect(top: &mut TopStimulus, out: &mut PipelineOutputs, frame: u64) {
@@ -187,39 +211,19 @@ pub fn new_top(width: u32, handshake: Handshake, setup: &CnSetup) -> Result<RtlP
     RtlPipeline::for_nic(width, handshake, &setup.regs, setup.local_mac, &setup.nic)
 }
 
-/// What one model's pipeline did with a capture's sent frames.
-#[derive(Debug, Default)]
-pub struct PacerReplay {
-    /// Every release (and drop) in release order.
-    pub transactions: Vec<Transaction>,
-    /// The sent frames at their release times (ns since the epoch).
-    pub paced_frames: Vec<(u64, Vec<u8>)>,
+/// The releases of the RTL top at `width` on the golden pipeline's frames.
+pub fn rtl_releases(width: u32, setup: &CnSetup, top: &TopStimulus) -> Result<Vec<Release>, String> {
+    let mut rtl = new_top(width, Handshake::full_speed(0), setup)?;
+    let stopped = |s| format!("RTL pipeline top: {s:?}");
+    rtl.push(&top.frames).map_err(stopped)?;
+    rtl.flush().map_err(stopped)?;
+    Ok(rtl.releases.iter().map(|r| r.to_release()).collect())
 }
 
-/// The releases of a capture from the golden pipeline, or from the RTL top
-/// at `rtl_width`.
-pub fn replay_pacer(
-    capture: &Path,
-    rtl_width: Option<u32>,
-    setup: &CnSetup,
-    parser: &ParserConfig,
-) -> Result<PacerReplay, String> {
-    let mut reader = CaptureReader::open(capture).map_err(|e| e.to_string())?;
-    let mut top = golden_top(&mut reader, setup, parser)?;
-    if let Some(e) = top.error.take() {
-        return Err(e.to_string());
-    }
-    let releases: Vec<Release> = match rtl_width {
-        None => top.releases.iter().map(|(_, r)| *r).collect(),
-        Some(width) => {
-            let mut rtl = new_top(width, Handshake::full_speed(0), setup)?;
-            let stopped = |s| format!("RTL pipeline top: {s:?}");
-            rtl.push(&top.frames).map_err(stopped)?;
-            rtl.flush().map_err(stopped)?;
-            rtl.releases.iter().map(|r| r.to_release()).collect()
-        }
-    };
-    // A QP's releases and drops answer its sent frames in order.
+/// Releases as transactions, in release order, and the sent frames they
+/// release at their release times (ns since the epoch): a QP's releases and
+/// drops answer its sent frames in order.
+pub fn release_replay(top: &TopStimulus, releases: &[Release]) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
     let mut sent: HashMap<u32, VecDeque<&[u8]>> = HashMap::new();
     for f in &top.frames {
         if let Some(qp) = f.tx_qp {
@@ -227,18 +231,18 @@ pub fn replay_pacer(
         }
     }
     let frame_ticks: Vec<u64> = top.frames.iter().map(|f| f.tick).collect();
-    let mut replay = PacerReplay::default();
-    for release in &releases {
+    let (mut transactions, mut paced) = (Vec::new(), Vec::new());
+    for release in releases {
         let frame = sent.get_mut(&release.qp).and_then(VecDeque::pop_front);
         if let (false, Some(bytes)) = (release.dropped, frame) {
-            replay.paced_frames.push((top.time.time_ns(release.time), bytes.to_vec()));
+            paced.push((top.time.time_ns(release.time), bytes.to_vec()));
         }
-        replay.transactions.push(Transaction {
+        transactions.push(Transaction {
             frame: frame_at(&frame_ticks, release.time),
             time_ns: top.time.time_ns(release.time),
             cycle: None,
             record: Record::Cn(CnRecord::release(release)),
         });
     }
-    Ok(replay)
+    (transactions, paced)
 }

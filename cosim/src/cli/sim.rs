@@ -1,0 +1,135 @@
+//! `metaroce sim`: closed-loop congestion scenarios, hosts with the
+//! pipeline in their NICs on one switch, every cc mode side by side;
+//! `readme` regenerates the README's figures.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::ValueEnum;
+use metaroce_cosim::nic::CcParamSetting;
+use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
+use metaroce_cosim::sim::{RtlPlacement, Scenario, SimConfig};
+use metaroce_golden::cc_params::CcMode;
+
+use super::{parse_u64, CcChoice};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimScenario {
+    /// N senders (`--hosts`, default 16) each send a message to one receiver.
+    Incast,
+    /// Every one of `--hosts` hosts (default 8) sends a message to every other.
+    AllToAll,
+    /// The README's set (16:1 incast at 100 and 400 Gb/s, 8-host
+    /// all-to-all), both modes at CNP intervals of 50 and 4 µs: charts and
+    /// tables into --out (docs/sim) and README.md.
+    Readme,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(value_enum)]
+    scenario: SimScenario,
+    /// Incast: senders (2..64, default 16). All-to-all: hosts (2..64, default 8).
+    #[arg(long)]
+    hosts: Option<usize>,
+    #[arg(long, default_value_t = 100)]
+    link_gbps: u32,
+    /// Propagation delay of each host-switch link.
+    #[arg(long, default_value_t = 1000)]
+    link_delay_ns: u64,
+    /// Message of each flow, KiB.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    message_kib: u64,
+    /// Payload bytes per packet.
+    #[arg(long, default_value_t = 4096)]
+    mtu: u32,
+    /// Each flow starts at a random time in [0, jitter].
+    #[arg(long, default_value_t = 0)]
+    jitter_ns: u64,
+    /// The switch's shared buffer, KiB.
+    #[arg(long, default_value_t = 32 * 1024)]
+    buffer_kib: u64,
+    /// ECN marking starts above this egress queue depth, kB (1000 B);
+    /// default by link rate (`SPEC.md` §9.2: 400 at 100G).
+    #[arg(long)]
+    kmin_kb: Option<u64>,
+    /// Every packet is marked from this depth on, kB (1600 at 100G).
+    #[arg(long)]
+    kmax_kb: Option<u64>,
+    /// The marking probability just below Kmax (0.2).
+    #[arg(long)]
+    pmax: Option<f64>,
+    /// Congestion control of every NIC; several run side by side.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
+    cc: Vec<CcChoice>,
+    /// Set one congestion-control parameter by its mlx5 name (repeatable).
+    #[arg(long = "cc-param", value_name = "NAME=VALUE")]
+    cc_params: Vec<CcParamSetting>,
+    /// Put the Verilated top in host N's NIC, or `all` in every NIC.
+    #[arg(long, value_name = "N|all", value_parser = parse_rtl_placement)]
+    rtl: Option<RtlPlacement>,
+    /// Seed of the marking dice and the start jitter.
+    #[arg(long, default_value_t = 1, value_parser = parse_u64)]
+    seed: u64,
+    /// Time-series sample interval.
+    #[arg(long, default_value_t = 1000)]
+    sample_ns: u64,
+    /// Stop here even if flows are left (simulated time).
+    #[arg(long, default_value_t = 100_000)]
+    max_time_us: u64,
+    /// Do not write the per-host captures.
+    #[arg(long)]
+    no_captures: bool,
+    /// Output directory; default sim-out/SCENARIO (readme: docs/sim).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// readme: the README to fill.
+    #[arg(long, default_value = "README.md")]
+    readme: PathBuf,
+}
+
+fn parse_rtl_placement(s: &str) -> Result<RtlPlacement, String> {
+    match s {
+        "all" => Ok(RtlPlacement::Everywhere),
+        n => n.parse().map(RtlPlacement::Host).map_err(|_| format!("`{s}`: a host number or `all`")),
+    }
+}
+
+pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
+    if args.scenario == SimScenario::Readme {
+        let dir = args.out.unwrap_or_else(|| PathBuf::from("docs/sim"));
+        write_readme_figures(&dir, &args.readme, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let scenario = match args.scenario {
+        SimScenario::Incast => Scenario::Incast { senders: args.hosts.unwrap_or(16) },
+        _ => Scenario::AllToAll { hosts: args.hosts.unwrap_or(8) },
+    };
+    let mut config = SimConfig::new(scenario, args.link_gbps);
+    config.link_delay_ns = args.link_delay_ns;
+    config.message_bytes = args.message_kib * 1024;
+    config.mtu = args.mtu;
+    config.jitter_ns = args.jitter_ns;
+    config.buffer_bytes = args.buffer_kib * 1024;
+    config.red.kmin = args.kmin_kb.map_or(config.red.kmin, |k| k * 1000);
+    config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
+    config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
+    for setting in &args.cc_params {
+        setting.apply(&mut config.cc).map_err(anyhow::Error::msg)?;
+    }
+    config.rtl = args.rtl.unwrap_or_default();
+    config.seed = args.seed;
+    config.sample_ns = args.sample_ns;
+    config.max_time_ns = args.max_time_us.saturating_mul(1000);
+    config.record_captures = !args.no_captures;
+    config.validate().map_err(|e| anyhow::anyhow!(e))?;
+    let mut modes: Vec<CcMode> = args.cc.iter().map(|c| c.mode()).collect();
+    modes.dedup();
+    let dir = args.out.unwrap_or_else(|| {
+        PathBuf::from("sim-out").join(if matches!(scenario, Scenario::Incast { .. }) { "incast" } else { "all-to-all" })
+    });
+    run_modes(&config, &modes, &dir, out)?;
+    Ok(ExitCode::SUCCESS)
+}
