@@ -16,7 +16,10 @@ use crate::blocks::cn::{cosim_cn_stimulus, CnInput, CnStimulus};
 use crate::harness::{CosimOptions, Ending};
 use crate::nic::{CnOverrides, CnSetup};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
+use crate::run::FuzzPlan;
 use crate::stimuli::Dice;
+use std::io::Write;
+use std::time::Instant;
 
 /// Events per scenario.
 pub const EVENTS_PER_SCENARIO: u64 = 400;
@@ -146,4 +149,24 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         }
     }
     outcome
+}
+
+/// `metaroce fuzz` of this block: runs `plan`, a line per run; `Ok(false)`
+/// when something failed.
+pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
+    writeln!(out, "fuzz cn: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    out.flush()?;
+    let started = Instant::now();
+    let outcome = run_cn_fuzz(seed, first, scenarios);
+    let secs = started.elapsed().as_secs_f64();
+    match &outcome.failure {
+        None => writeln!(
+            out,
+            "PASS  cn  {} scenarios, {} events -> {} CNPs, {} rate changes, {secs:.1} s",
+            outcome.scenarios, outcome.events, outcome.cnps, outcome.rate_changes
+        )?,
+        Some(report) => writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?,
+    }
+    Ok(outcome.failure.is_none())
 }

@@ -15,8 +15,11 @@ use crate::blocks::parser::{cosim_capture, cosim_in_memory};
 use crate::capture::Frame;
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
+use crate::run::FuzzPlan;
 use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, write_capture, GenFrame, RoceFrame, L3};
 use metaroce_golden::wire::{ethertype, ip_proto, ROCE_V2_UDP_PORT};
+use std::io::Write;
+use std::time::Instant;
 
 /// Frames per proptest case: a batch runs through one fresh RTL model.
 pub const FRAMES_PER_CASE: usize = 64;
@@ -236,4 +239,34 @@ pub fn run_fuzz(model: Model, frames: u64, seed: u64, out_dir: &Path) -> Result<
         }
     };
     Ok(FuzzOutcome { cases: ran_cases.get(), frames: ran_frames.get(), failure })
+}
+
+/// `metaroce fuzz` of this block: runs `plan`, a line per run; `Ok(false)`
+/// when something failed.
+pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let (frames, seed, widths) = (plan.frames, plan.seed, &plan.widths);
+    writeln!(out, "fuzz: {frames} frames per width, widths {widths:?}, seed {seed:#x}")?;
+    out.flush()?;
+    let mut passed = true;
+    for &width in widths {
+        let started = Instant::now();
+        let outcome = run_fuzz(Model::plain(width), frames, seed, &plan.out).map_err(anyhow::Error::msg)?;
+        let secs = started.elapsed().as_secs_f64();
+        match &outcome.failure {
+            None => writeln!(
+                out,
+                "PASS  w{width}  {} frames in {} cases, {secs:.1} s, {:.0} frames/s",
+                outcome.frames,
+                outcome.cases,
+                outcome.frames as f64 / secs.max(1e-9)
+            )?,
+            Some(f) => {
+                passed = false;
+                writeln!(out, "FAIL  w{width}  after {} frames; shrunk to {}", outcome.frames, f.capture.display())?;
+                writeln!(out, "{}", f.report)?;
+                writeln!(out, "  reproduce: {}", f.repro)?;
+            }
+        }
+    }
+    Ok(passed)
 }

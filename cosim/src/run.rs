@@ -46,8 +46,6 @@ pub trait Block: Sync {
     fn counts(&self, run: &CaptureRun) -> String;
     /// The transactions `metaroce replay --block NAME` prints.
     fn replays(&self) -> ReplayParts;
-    /// Its differential fuzzer, if it has one.
-    fn fuzzer(&self) -> Option<Fuzzer>;
 }
 
 impl fmt::Debug for dyn Block {

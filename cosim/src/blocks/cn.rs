@@ -3,7 +3,6 @@
 //! same events, and their CNPs and rate changes are compared in order, each
 //! stream on its own.
 
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -15,14 +14,13 @@ use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
-use crate::cn_fuzz::run_cn_fuzz;
 use crate::compare::{drive, BatchModel, StreamComparator};
 use crate::harness::{CosimOptions, Ending, FrameSource};
 use crate::nic::CnSetup;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::{Handshake, Model};
 use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The congestion-notification block in the block table.
@@ -61,27 +59,6 @@ impl Block for Cn {
     fn replays(&self) -> ReplayParts {
         ReplayParts { cn: true, ..ReplayParts::default() }
     }
-    fn fuzzer(&self) -> Option<Fuzzer> {
-        Some(fuzz_scenarios)
-    }
-}
-
-fn fuzz_scenarios(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
-    writeln!(out, "fuzz cn: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
-    out.flush()?;
-    let started = Instant::now();
-    let outcome = run_cn_fuzz(seed, first, scenarios);
-    let secs = started.elapsed().as_secs_f64();
-    match &outcome.failure {
-        None => writeln!(
-            out,
-            "PASS  cn  {} scenarios, {} events -> {} CNPs, {} rate changes, {secs:.1} s",
-            outcome.scenarios, outcome.events, outcome.cnps, outcome.rate_changes
-        )?,
-        Some(report) => writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?,
-    }
-    Ok(outcome.failure.is_none())
 }
 
 /// The CN outputs of a model, CNPs to stream 0 and rate changes to 1.

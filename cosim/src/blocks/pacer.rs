@@ -3,7 +3,6 @@
 //! commands, which the golden pacer and the Verilated `roce_pacer` both
 //! take; their releases are compared in order.
 
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -16,11 +15,10 @@ use crate::capture::{CaptureError, CaptureReader};
 use crate::compare::{drive, BatchModel, StreamComparator};
 use crate::harness::{CosimOptions, Ending};
 use crate::nic::CnSetup;
-use crate::pacer_fuzz::run_pacer_fuzz;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::ModelKind;
 use crate::rtl_pacer::{RtlPacer, RtlRelease, PACER_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pacer in the block table.
@@ -57,27 +55,6 @@ impl Block for PacerBlock {
     fn replays(&self) -> ReplayParts {
         ReplayParts { pacer: true, ..ReplayParts::default() }
     }
-    fn fuzzer(&self) -> Option<Fuzzer> {
-        Some(fuzz_scenarios)
-    }
-}
-
-fn fuzz_scenarios(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
-    writeln!(out, "fuzz pacer: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
-    out.flush()?;
-    let started = Instant::now();
-    let outcome = run_pacer_fuzz(seed, first, scenarios);
-    let secs = started.elapsed().as_secs_f64();
-    match &outcome.failure {
-        None => writeln!(
-            out,
-            "PASS  pacer  {} scenarios, {} commands -> {} releases, {secs:.1} s",
-            outcome.scenarios, outcome.commands, outcome.releases
-        )?,
-        Some(report) => writeln!(out, "FAIL  pacer  after {} scenarios\n{report}", outcome.scenarios)?,
-    }
-    Ok(outcome.failure.is_none())
 }
 
 /// The pacer's commands of a capture: the reaction point's transactions

@@ -2,7 +2,6 @@
 //! and the Verilated `roce_parser`, and their parse records are compared
 //! frame by frame.
 
-use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Instant;
@@ -11,12 +10,11 @@ use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureReader, Frame};
 use crate::compare::StreamComparator;
-use crate::fuzz::run_fuzz;
 use crate::harness::{fill_batch, CosimOptions, Ending, FrameSlice, FrameSource};
 use crate::nic::CnSetup;
 use crate::report::{DivergenceKind, Record, Transaction};
-use crate::rtl::{Model, RtlParser, STALL_CYCLES};
-use crate::run::{with_wave, Block, CaptureRun, FuzzPlan, Fuzzer, ReplayParts};
+use crate::rtl::{RtlParser, STALL_CYCLES};
+use crate::run::{with_wave, Block, CaptureRun, ReplayParts};
 use crate::wave::WaveFormat;
 
 /// The parser in the block table.
@@ -46,37 +44,6 @@ impl Block for Parser {
     fn replays(&self) -> ReplayParts {
         ReplayParts { parser: true, ..ReplayParts::default() }
     }
-    fn fuzzer(&self) -> Option<Fuzzer> {
-        Some(fuzz_widths)
-    }
-}
-
-fn fuzz_widths(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let (frames, seed, widths) = (plan.frames, plan.seed, &plan.widths);
-    writeln!(out, "fuzz: {frames} frames per width, widths {widths:?}, seed {seed:#x}")?;
-    out.flush()?;
-    let mut passed = true;
-    for &width in widths {
-        let started = Instant::now();
-        let outcome = run_fuzz(Model::plain(width), frames, seed, &plan.out).map_err(anyhow::Error::msg)?;
-        let secs = started.elapsed().as_secs_f64();
-        match &outcome.failure {
-            None => writeln!(
-                out,
-                "PASS  w{width}  {} frames in {} cases, {secs:.1} s, {:.0} frames/s",
-                outcome.frames,
-                outcome.cases,
-                outcome.frames as f64 / secs.max(1e-9)
-            )?,
-            Some(f) => {
-                passed = false;
-                writeln!(out, "FAIL  w{width}  after {} frames; shrunk to {}", outcome.frames, f.capture.display())?;
-                writeln!(out, "{}", f.report)?;
-                writeln!(out, "  reproduce: {}", f.repro)?;
-            }
-        }
-    }
-    Ok(passed)
 }
 
 /// Runs one capture through golden model and RTL; stops at the first

@@ -22,7 +22,7 @@ use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::Handshake;
 use crate::rtl_cn::CN_STALL_CYCLES;
 use crate::rtl_pacer::{RtlPipeline, TopFrame};
-use crate::run::{finish_run, Block, CaptureRun, Fuzzer, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pipeline top in the block table.
@@ -62,9 +62,6 @@ impl Block for Top {
     }
     fn replays(&self) -> ReplayParts {
         ReplayParts { cn: true, pacer: true, ..ReplayParts::default() }
-    }
-    fn fuzzer(&self) -> Option<Fuzzer> {
-        None
     }
 }
 

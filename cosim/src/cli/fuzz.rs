@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use metaroce_cosim::blocks::BLOCKS;
+use metaroce_cosim::blocks::{fuzzer, FUZZERS};
 use metaroce_cosim::run::FuzzPlan;
 
 use super::{block_choice, parse_u64, parse_width_choice, random_seed, BlockChoice, WidthChoice};
@@ -46,15 +46,15 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
         scenarios: args.scenarios,
     };
     if let BlockChoice::One(block) = args.block {
-        if block.fuzzer().is_none() {
-            let fuzzed: Vec<&str> = BLOCKS.iter().filter(|b| b.fuzzer().is_some()).map(|b| b.name()).collect();
+        if fuzzer(block).is_none() {
+            let fuzzed: Vec<&str> = FUZZERS.iter().map(|(b, _)| b.name()).collect();
             bail!(
                 "the {block} has no fuzzer of its own: fuzz its blocks (--block {}); every capture runs through the {block} in `metaroce cosim`",
                 fuzzed.join("|")
             );
         }
     }
-    for fuzz in args.block.blocks().iter().filter_map(|b| b.fuzzer()) {
+    for fuzz in args.block.blocks().into_iter().filter_map(fuzzer) {
         if !fuzz(&plan, out)? {
             return Ok(ExitCode::FAILURE);
         }
