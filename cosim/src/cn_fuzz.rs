@@ -154,19 +154,31 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
 /// `metaroce fuzz` of this block: runs `plan`, a line per run; `Ok(false)`
 /// when something failed.
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
+    print_scenarios("cn", plan, out, |seed, first, count| {
+        let o = run_cn_fuzz(seed, first, count);
+        let counts = format!("{} events -> {} CNPs, {} rate changes", o.events, o.cnps, o.rate_changes);
+        (o.scenarios, counts, o.failure)
+    })
+}
+
+/// Runs a scenario fuzzer for `metaroce fuzz`: a header, then PASS with the
+/// counts `run` gives (scenarios run, counts, the first failure), or FAIL
+/// with the failure's report.
+pub fn print_scenarios(
+    block: &str,
+    plan: &FuzzPlan,
+    out: &mut dyn Write,
+    run: impl FnOnce(u64, u64, u64) -> (u64, String, Option<String>),
+) -> anyhow::Result<bool> {
     let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
-    writeln!(out, "fuzz cn: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
+    writeln!(out, "fuzz {block}: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
     out.flush()?;
     let started = Instant::now();
-    let outcome = run_cn_fuzz(seed, first, scenarios);
+    let (ran, counts, failure) = run(seed, first, scenarios);
     let secs = started.elapsed().as_secs_f64();
-    match &outcome.failure {
-        None => writeln!(
-            out,
-            "PASS  cn  {} scenarios, {} events -> {} CNPs, {} rate changes, {secs:.1} s",
-            outcome.scenarios, outcome.events, outcome.cnps, outcome.rate_changes
-        )?,
-        Some(report) => writeln!(out, "FAIL  cn  after {} scenarios\n{report}", outcome.scenarios)?,
+    match &failure {
+        None => writeln!(out, "PASS  {block}  {ran} scenarios, {counts}, {secs:.1} s")?,
+        Some(report) => writeln!(out, "FAIL  {block}  after {ran} scenarios\n{report}")?,
     }
-    Ok(outcome.failure.is_none())
+    Ok(failure.is_none())
 }

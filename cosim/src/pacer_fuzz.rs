@@ -18,13 +18,12 @@ use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 
 use crate::blocks::cn::run_golden;
 use crate::blocks::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
-use crate::cn_fuzz::{random_scenario, CnScenario};
+use crate::cn_fuzz::{print_scenarios, random_scenario, CnScenario};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::Model;
 use crate::run::FuzzPlan;
 use crate::stimuli::Dice;
 use std::io::Write;
-use std::time::Instant;
 
 /// Scenario `scenario` of `seed`: setup, commands and handshake.
 pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStimulus) {
@@ -118,19 +117,8 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
 /// `metaroce fuzz` of this block: runs `plan`, a line per run; `Ok(false)`
 /// when something failed.
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let (seed, first, scenarios) = (plan.seed, plan.first, plan.scenarios);
-    writeln!(out, "fuzz pacer: scenarios {first}..{}, seed {seed:#x}", first + scenarios)?;
-    out.flush()?;
-    let started = Instant::now();
-    let outcome = run_pacer_fuzz(seed, first, scenarios);
-    let secs = started.elapsed().as_secs_f64();
-    match &outcome.failure {
-        None => writeln!(
-            out,
-            "PASS  pacer  {} scenarios, {} commands -> {} releases, {secs:.1} s",
-            outcome.scenarios, outcome.commands, outcome.releases
-        )?,
-        Some(report) => writeln!(out, "FAIL  pacer  after {} scenarios\n{report}", outcome.scenarios)?,
-    }
-    Ok(outcome.failure.is_none())
+    print_scenarios("pacer", plan, out, |seed, first, count| {
+        let o = run_pacer_fuzz(seed, first, count);
+        (o.scenarios, format!("{} commands -> {} releases", o.commands, o.releases), o.failure)
+    })
 }

@@ -38,7 +38,9 @@ pub trait Block: Sync {
         true
     }
     /// What its waveform files carry after the capture's name.
-    fn file_tag(&self) -> &'static str;
+    fn file_tag(&self) -> String {
+        format!("-{}", self.name())
+    }
     /// Runs one capture through the golden model and the RTL and compares
     /// them; `setup` is there when [`uses_nic`](Self::uses_nic).
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun;
@@ -154,6 +156,20 @@ impl CaptureRun {
             wave: None,
             phases: Phases::default(),
             cn: None,
+        }
+    }
+
+    /// `run` with the NIC's setup, which a block that uses it needs.
+    pub fn with_setup(
+        capture: &Path,
+        options: &CosimOptions,
+        block: &'static dyn Block,
+        setup: Option<&CnSetup>,
+        run: impl FnOnce(&CnSetup) -> CaptureRun,
+    ) -> Self {
+        match setup {
+            Some(setup) => run(setup),
+            None => Self::failed(capture, options, block, Ending::Setup("no NIC setup for this block".into())),
         }
     }
 

@@ -40,14 +40,8 @@ impl Block for Cn {
     fn streams(&self) -> &'static [&'static str] {
         CN_STREAMS
     }
-    fn file_tag(&self) -> &'static str {
-        "-cn"
-    }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
-        match setup {
-            Some(setup) => cosim_cn_capture(capture, options, setup),
-            None => CaptureRun::failed(capture, options, &Cn, Ending::Setup("no NIC setup".into())),
-        }
+        CaptureRun::with_setup(capture, options, &Cn, setup, |setup| cosim_cn_capture(capture, options, setup))
     }
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
@@ -226,10 +220,11 @@ impl RtlCnp {
 }
 
 /// The command that repeats a cosim run of `block` with the CN setup.
-pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup, block: &str) -> String {
+pub fn cn_repro(capture: &Path, options: &CosimOptions, setup: &CnSetup, block: &dyn Block) -> String {
     format!(
-        "metaroce cosim {} --block {block} --width {} --seed {:#x} --idle {} --stall {}{}",
+        "metaroce cosim {} --block {} --width {} --seed {:#x} --idle {} --stall {}{}",
         capture.display(),
+        block.name(),
         options.model.width,
         options.handshake.seed,
         options.handshake.idle_pct,
@@ -267,7 +262,7 @@ pub fn cosim_cn_stimulus(
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
     run.cn = Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0));
-    let repro = cn_repro(capture, options, setup, "cn");
+    let repro = cn_repro(capture, options, setup, &Cn);
     let expected = golden_cn_streams(&stimulus.time, &golden);
     let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), CN_STREAMS, expected);
     run.phases.compare.lap(clock);

@@ -39,14 +39,10 @@ impl Block for PacerBlock {
     fn has_width(&self) -> bool {
         false
     }
-    fn file_tag(&self) -> &'static str {
-        "-pacer"
-    }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
-        match setup {
-            Some(setup) => cosim_pacer_capture(capture, options, setup),
-            None => CaptureRun::failed(capture, options, &PacerBlock, Ending::Setup("no NIC setup".into())),
-        }
+        CaptureRun::with_setup(capture, options, &PacerBlock, setup, |setup| {
+            cosim_pacer_capture(capture, options, setup)
+        })
     }
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
@@ -131,7 +127,7 @@ pub fn cosim_pacer_stimulus(
     run.frames_read = stimulus.frames_read;
     run.cn = Some(RunCounts::new(stimulus.commands.len(), 0, 0, golden.len()));
     let expected = vec![golden.iter().map(|(f, r)| release_transaction(&stimulus.time, *f, r)).collect()];
-    let repro = cn_repro(capture, options, setup, "pacer");
+    let repro = cn_repro(capture, options, setup, &PacerBlock);
     let mut compare =
         StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), RELEASE_STREAM, expected);
     run.phases.compare.lap(clock);

@@ -32,8 +32,8 @@ impl Block for Parser {
     fn uses_nic(&self) -> bool {
         false
     }
-    fn file_tag(&self) -> &'static str {
-        ""
+    fn file_tag(&self) -> String {
+        String::new()
     }
     fn cosim(&self, capture: &Path, options: &CosimOptions, _: Option<&CnSetup>) -> CaptureRun {
         cosim_capture(capture, options)

@@ -44,14 +44,8 @@ impl Block for Top {
     fn has_coverage_build(&self) -> bool {
         false
     }
-    fn file_tag(&self) -> &'static str {
-        "-top"
-    }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
-        match setup {
-            Some(setup) => cosim_top_capture(capture, options, setup),
-            None => CaptureRun::failed(capture, options, &Top, Ending::Setup("no NIC setup".into())),
-        }
+        CaptureRun::with_setup(capture, options, &Top, setup, |setup| cosim_top_capture(capture, options, setup))
     }
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
@@ -178,7 +172,7 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     let golden = GoldenCn { cnps: top.cnps.clone(), rates: top.rates.clone() };
     let mut expected = golden_cn_streams(&top.time, &golden);
     expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());
-    let repro = cn_repro(capture, options, setup, "top");
+    let repro = cn_repro(capture, options, setup, &Top);
     let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), TOP_STREAMS, expected);
     run.phases.compare.lap(clock);
     let ending = cosim_frames(&top, options, setup, &mut compare, &mut run);
