@@ -1,6 +1,7 @@
 //! The blocks of the pipeline as the harness runs them, one file each. A
-//! new block is a file here with its [`Block`](crate::run::Block), its RTL
-//! wrapper, and one line in [`BLOCKS`].
+//! new block is a file here implementing [`Block`] (its golden and RTL
+//! sides, its streams, its run line), its RTL wrapper, and one line in
+//! [`BLOCKS`]; one line in [`FUZZERS`] too if it has a fuzzer of its own.
 
 pub mod cn;
 pub mod pacer;
