@@ -24,7 +24,7 @@ pub struct Transaction {
     pub record: Record,
 }
 
-/// What a block outputs: a parse record, or a CNP / rate change.
+/// What a block outputs: a parse record, or a CNP, rate change or release.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Record {
@@ -41,8 +41,9 @@ impl Record {
     }
 }
 
-/// A CNP or a rate change as both models report it (JSONL `event` lines).
-/// Rates are Mb/s with kb/s precision; alpha and the extent are fractions
+/// An output of the tick-timed streams as both models report it (JSONL
+/// `event` lines): a CNP or a rate change of the CN block, a release of the
+/// pacer; the top's three streams carry all three. Rates are Mb/s with kb/s precision; alpha and the extent are fractions
 /// of 1 (Q1.15 exactly: value * 32768 is an integer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "lowercase")]
