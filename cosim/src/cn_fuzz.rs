@@ -13,9 +13,9 @@ use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 
 use crate::cn::{cosim_cn_stimulus, CnInput, CnOverrides, CnSetup, CnStimulus};
+use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
-use crate::stimuli::Dice;
 
 /// Events per scenario.
 pub const EVENTS_PER_SCENARIO: u64 = 400;

@@ -8,7 +8,9 @@ use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::notify::cnp_frame;
 use metaroce_golden::record::MacAddr;
 
-use crate::stimuli::{host_ipv4, host_ipv6, host_mac, splitmix64, Capture, GenFrame, RoceFrame, START_NS};
+use crate::addresses::{host_ipv4, host_ipv6, host_mac};
+use crate::dice::splitmix64;
+use crate::stimuli::{Capture, GenFrame, RoceFrame, START_NS};
 
 const RC_SEND_ONLY: u8 = 0x04;
 const UD_SEND_ONLY: u8 = 0x64;

@@ -2,12 +2,14 @@
 //! RTL and the golden model with the same frames, and compares every output
 //! transaction. The `metaroce` binary (`main.rs`) is a thin CLI over this.
 
+pub mod addresses;
 pub mod bench;
 pub mod capture;
 pub mod cn;
 pub mod cn_fuzz;
 pub mod cn_stimuli;
 pub mod coverage;
+pub mod dice;
 pub mod fuzz;
 pub mod harness;
 pub mod pacer;

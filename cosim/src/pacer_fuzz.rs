@@ -18,10 +18,10 @@ use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 
 use crate::cn::run_golden;
 use crate::cn_fuzz::{random_scenario, CnScenario};
+use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
 use crate::rtl::Model;
-use crate::stimuli::Dice;
 
 /// Scenario `scenario` of `seed`: setup, commands and handshake.
 pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStimulus) {

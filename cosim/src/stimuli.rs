@@ -13,15 +13,15 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::addresses::{host_ipv4, host_ipv6, host_mac};
+use crate::dice::seq_value;
 use anyhow::{bail, Context};
-use deku::DekuContainerWrite;
 use metaroce_golden::cn_event::NicConfig;
-use metaroce_golden::icrc::{icrc, IcrcIp};
+use metaroce_golden::frame::{pad_to_minimum, UdpFrameRepr, MIN_FRAME_LEN};
 use metaroce_golden::opcode;
-use metaroce_golden::parser::ones_complement_sum;
 use metaroce_golden::wire::{
-    ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, Deth, EthernetHeader, Ieth, ImmDt, Ipv4Header, Ipv6Header,
-    Reth, UdpHeader, ROCE_V2_UDP_PORT,
+    ethertype, ip_proto, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, DethRepr, EthernetRepr, IethRepr,
+    ImmDtRepr, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, ROCE_V2_UDP_PORT,
 };
 use metaroce_golden::ParseError;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
@@ -165,40 +165,9 @@ pub fn write_capture(path: &Path, frames: &[GenFrame]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// splitmix64 of a sequence number and a salt: field values that look
-/// random but never change.
+/// Field values from a sequence number and a salt.
 fn value(seq: u32, salt: u32) -> u64 {
-    splitmix64((seq as u64) << 32 | salt as u64)
-}
-
-/// One step of splitmix64 from `state`: the generators' shared dice.
-pub fn splitmix64(state: u64) -> u64 {
-    let mut z = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// splitmix64 as a stream: the generators' and the simulator's dice.
-#[derive(Debug, Clone)]
-pub(crate) struct Dice(pub u64);
-
-impl Dice {
-    pub fn next(&mut self) -> u64 {
-        let out = splitmix64(self.0);
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        out
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
+    seq_value(seq, salt)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,7 +189,7 @@ pub struct RoceFrame {
     pub ip_proto: u8,
     pub udp_sport: u16,
     pub udp_dport: u16,
-    pub bth: Bth,
+    pub bth: BthRepr,
     pub ext: Vec<u8>,
     pub payload: Vec<u8>,
     /// Keep only this many bytes from the BTH on (ICRC included), with IP
@@ -230,23 +199,6 @@ pub struct RoceFrame {
     /// Source and destination host numbers (addresses: `host_mac` etc.).
     pub hosts: (u8, u8),
 }
-
-/// Host `h`'s addresses: 02:00:00:00:00:hh, 10.0.0.hh, fd00::hh.
-pub fn host_mac(h: u8) -> [u8; 6] {
-    [0x02, 0, 0, 0, 0, h]
-}
-pub fn host_ipv4(h: u8) -> [u8; 4] {
-    [10, 0, 0, h]
-}
-pub fn host_ipv6(h: u8) -> [u8; 16] {
-    let mut ip = [0u8; 16];
-    ip[0] = 0xFD;
-    ip[15] = h;
-    ip
-}
-
-/// Ethernet minimum frame without FCS.
-const MIN_FRAME: usize = 60;
 
 impl RoceFrame {
     /// A valid RoCEv2/IPv4 frame with opcode `op`, no payload, and header
@@ -261,14 +213,15 @@ impl RoceFrame {
             ip_proto: ip_proto::UDP,
             udp_sport: 0xC000 | (v(1) as u16 & 0x3FFF),
             udp_dport: ROCE_V2_UDP_PORT,
-            bth: Bth {
+            bth: BthRepr {
                 opcode: op,
-                flags: Bth::flags_byte((v(2) & 1) as u8, 1, 0, 0),
+                se: v(2) & 1 == 1,
+                mig_req: true,
                 pkey: 0xFFFF,
-                fecn_becn: 0,
                 dest_qp: (v(3) & 0xFF_FFFF) as u32,
-                ack_req_byte: ((v(4) & 1) as u8) << 7,
+                ack_req: v(4) & 1 == 1,
                 psn: (v(5) & 0xFF_FFFF) as u32,
+                ..BthRepr::default()
             },
             ext: ext_headers_for(op, seq),
             payload: Vec::new(),
@@ -281,7 +234,7 @@ impl RoceFrame {
     /// Sets a payload of `len` bytes and the PadCnt that 4-aligns it.
     pub fn with_payload(mut self, len: usize, seq: u32) -> Self {
         self.payload = (0..len).map(|i| value(seq, 100 + i as u32) as u8).collect();
-        self.bth.set_pad_cnt(((4 - len % 4) % 4) as u8);
+        self.bth.pad_cnt = ((4 - len % 4) % 4) as u8;
         self
     }
 
@@ -297,110 +250,96 @@ impl RoceFrame {
 
     /// Offset of the IP header in the built frame.
     pub fn l3_offset(&self) -> usize {
-        EthernetHeader::LEN + 4 * self.vlans.len()
+        EthernetRepr::LEN + VlanRepr::LEN * self.vlans.len()
     }
 
     pub fn ip_header_len(&self) -> usize {
         match &self.l3 {
-            L3::V4 { options } => Ipv4Header::LEN + options.len(),
-            L3::V6 { .. } => Ipv6Header::LEN,
+            L3::V4 { options } => Ipv4Repr::LEN + options.len(),
+            L3::V6 { .. } => Ipv6Repr::LEN,
         }
     }
 
     pub fn build(&self) -> Vec<u8> {
-        let mut transport = self.bth.to_bytes().expect("BTH fields fit");
+        let mut transport = self.bth.to_bytes().to_vec();
         transport.extend_from_slice(&self.ext);
         transport.extend_from_slice(&self.payload);
-        transport.resize(transport.len() + self.bth.pad_cnt() as usize, 0);
+        transport.resize(transport.len() + usize::from(self.bth.pad_cnt), 0);
         let with_icrc = transport.len() + 4;
         let transport_len = self.transport_len.unwrap_or(with_icrc);
-        let udp_len = UdpHeader::LEN + transport_len;
 
-        let mut frame = self.ethernet_header();
-        let l3 = frame.len();
-        frame.extend(self.ip_header(udp_len));
-        let udp = UdpHeader { src_port: self.udp_sport, dst_port: self.udp_dport, length: udp_len as u16, checksum: 0 };
-        frame.extend(udp.to_bytes().expect("UDP fields fit"));
+        let ip = self.ip_repr();
+        let vlans = self.vlan_reprs(ip.ethertype());
+        let (src, dst) = self.hosts;
+        let headers = UdpFrameRepr {
+            ethernet: EthernetRepr {
+                dst_addr: host_mac(dst),
+                src_addr: host_mac(src),
+                ethertype: self.vlans.first().map_or(ip.ethertype(), |t| t.0),
+            },
+            vlans: &vlans,
+            ip,
+            udp: UdpRepr { src_port: self.udp_sport, dst_port: self.udp_dport, ..UdpRepr::default() },
+        };
+        let mut frame = headers.emit(transport_len);
         if self.transport_len.is_some() {
             transport.resize(with_icrc, 0xA5);
             transport.truncate(transport_len);
             frame.extend(transport);
         } else {
             frame.extend(transport);
-            let version = if matches!(self.l3, L3::V4 { .. }) { IcrcIp::V4 } else { IcrcIp::V6 };
-            let mut value = icrc(&frame[l3..], version, self.ip_header_len());
+            headers.append_icrc(&mut frame);
             if self.corrupt_icrc {
-                value ^= 0x0000_0100;
+                // Bit 8 of the value: the ICRC goes least significant byte first.
+                let second = frame.len() - 3;
+                frame[second] ^= 0x01;
             }
-            frame.extend(value.to_le_bytes());
         }
-        if frame.len() < MIN_FRAME {
-            frame.resize(MIN_FRAME, 0);
-        }
+        pad_to_minimum(&mut frame);
         frame
     }
 
-    fn ethernet_header(&self) -> Vec<u8> {
-        let ip_type = match self.l3 {
-            L3::V4 { .. } => ethertype::IPV4,
-            L3::V6 { .. } => ethertype::IPV6,
-        };
-        let first_type = self.vlans.first().map_or(ip_type, |t| t.0);
-        let (src, dst) = self.hosts;
-        let mut bytes =
-            EthernetHeader { dst: host_mac(dst), src: host_mac(src), ethertype: first_type }.to_bytes().unwrap();
-        for (i, &(_, pcp, vid)) in self.vlans.iter().enumerate() {
-            let next = self.vlans.get(i + 1).map_or(ip_type, |t| t.0);
-            let tci = (pcp as u16) << 13 | (vid & 0x0FFF);
-            bytes.extend(tci.to_be_bytes());
-            bytes.extend(next.to_be_bytes());
-        }
-        bytes
+    /// The tags, each naming what follows it: the next tag's TPID, or `ip_type`.
+    fn vlan_reprs(&self, ip_type: u16) -> Vec<VlanRepr> {
+        let next = |i: usize| self.vlans.get(i + 1).map_or(ip_type, |t| t.0);
+        self.vlans
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, pcp, vid))| VlanRepr { pcp, dei: false, vid, ethertype: next(i) })
+            .collect()
     }
 
-    fn ip_header(&self, udp_len: usize) -> Vec<u8> {
+    fn ip_repr(&self) -> IpRepr<'_> {
         match &self.l3 {
-            L3::V4 { options } => {
-                assert!(options.len() % 4 == 0 && options.len() <= 40, "IPv4 options come in words, 40 B at most");
-                let header_len = Ipv4Header::LEN + options.len();
-                let mut bytes = Ipv4Header {
-                    version_ihl: 0x40 | (header_len / 4) as u8,
-                    tos: self.dscp << 2 | (self.ecn & 3),
-                    total_len: (header_len + udp_len) as u16,
-                    ident: (value(self.bth.psn, 7) & 0xFFFF) as u16,
-                    flags_frag: Ipv4Header::DONT_FRAGMENT,
-                    ttl: 64,
-                    protocol: self.ip_proto,
-                    checksum: 0,
-                    src: host_ipv4(self.hosts.0),
-                    dst: host_ipv4(self.hosts.1),
-                }
-                .to_bytes()
-                .unwrap();
-                bytes.extend_from_slice(options);
-                fix_ipv4_checksum(&mut bytes, 0);
-                bytes
-            }
-            L3::V6 { flow_label } => Ipv6Header {
-                version_class_flow: Ipv6Header::version_class_flow(6, self.dscp << 2 | (self.ecn & 3), *flow_label),
-                payload_len: udp_len as u16,
+            L3::V4 { options } => IpRepr::V4(Ipv4Repr {
+                dscp: self.dscp,
+                ecn: self.ecn,
+                ident: (value(self.bth.psn, 7) & 0xFFFF) as u16,
+                dont_frag: true,
+                ttl: 64,
+                protocol: self.ip_proto,
+                src_addr: host_ipv4(self.hosts.0),
+                dst_addr: host_ipv4(self.hosts.1),
+                options,
+                ..Ipv4Repr::default()
+            }),
+            L3::V6 { flow_label } => IpRepr::V6(Ipv6Repr {
+                dscp: self.dscp,
+                ecn: self.ecn,
+                flow_label: *flow_label,
                 next_header: self.ip_proto,
                 hop_limit: 64,
-                src: host_ipv6(self.hosts.0),
-                dst: host_ipv6(self.hosts.1),
-            }
-            .to_bytes()
-            .unwrap(),
+                src_addr: host_ipv6(self.hosts.0),
+                dst_addr: host_ipv6(self.hosts.1),
+                ..Ipv6Repr::default()
+            }),
         }
     }
 }
 
 /// Recomputes the IPv4 header checksum of the header at `l3` in `frame`.
 pub fn fix_ipv4_checksum(frame: &mut [u8], l3: usize) {
-    let header_len = ((frame[l3] & 0x0F) as usize * 4).clamp(Ipv4Header::LEN, frame.len() - l3);
-    frame[l3 + 10..l3 + 12].copy_from_slice(&[0, 0]);
-    let sum = !ones_complement_sum(&frame[l3..l3 + header_len]);
-    frame[l3 + 10..l3 + 12].copy_from_slice(&sum.to_be_bytes());
+    Ipv4Packet::new_unchecked(&mut frame[l3..]).fill_checksum();
 }
 
 /// The extension headers opcode `op` carries, in wire order, with values
@@ -412,29 +351,27 @@ pub fn ext_headers_for(op: u8, seq: u32) -> Vec<u8> {
     let v = |salt| value(seq, salt);
     let mut bytes = Vec::new();
     if h.reth {
-        bytes.extend(Reth { va: v(10), rkey: v(11) as u32, dma_len: (v(12) & 0xFFFF) as u32 }.to_bytes().unwrap());
+        bytes.extend(RethRepr { va: v(10), rkey: v(11) as u32, dma_len: (v(12) & 0xFFFF) as u32 }.to_bytes());
     }
     if h.atomic {
-        bytes.extend(
-            AtomicEth { va: v(13) & !7, rkey: v(14) as u32, swap_add: v(15), compare: v(16) }.to_bytes().unwrap(),
-        );
+        bytes.extend(AtomicEthRepr { va: v(13) & !7, rkey: v(14) as u32, swap_add: v(15), compare: v(16) }.to_bytes());
     }
     if h.aeth {
         // ACK with a credit count, or RNR NAK, or NAK: syndrome types 000/001/011.
         let syndrome = [0x1F, 0x20 | (v(17) as u8 & 0x1F), 0x60 | (v(17) as u8 & 0x03)][(v(18) % 3) as usize];
-        bytes.extend(Aeth { syndrome, msn: (v(19) & 0xFF_FFFF) as u32 }.to_bytes().unwrap());
+        bytes.extend(AethRepr { syndrome, msn: (v(19) & 0xFF_FFFF) as u32 }.to_bytes());
     }
     if h.atomic_ack {
-        bytes.extend(AtomicAckEth { orig: v(20) }.to_bytes().unwrap());
+        bytes.extend(AtomicAckEthRepr { orig: v(20) }.to_bytes());
     }
     if h.deth {
-        bytes.extend(Deth { qkey: v(21) as u32, reserved: 0, src_qp: (v(22) & 0xFF_FFFF) as u32 }.to_bytes().unwrap());
+        bytes.extend(DethRepr { qkey: v(21) as u32, reserved: 0, src_qp: (v(22) & 0xFF_FFFF) as u32 }.to_bytes());
     }
     if h.imm {
-        bytes.extend(ImmDt { data: v(23) as u32 }.to_bytes().unwrap());
+        bytes.extend(ImmDtRepr { data: v(23) as u32 }.to_bytes());
     }
     if h.ieth {
-        bytes.extend(Ieth { rkey: v(24) as u32 }.to_bytes().unwrap());
+        bytes.extend(IethRepr { rkey: v(24) as u32 }.to_bytes());
     }
     if h.cnp {
         bytes.resize(bytes.len() + opcode::CNP_RESERVED_LEN, 0);
@@ -588,9 +525,9 @@ fn frame_sizes() -> Vec<Vec<u8>> {
 
 fn non_roce() -> Vec<Vec<u8>> {
     let eth = |ethertype: u16, body: &[u8]| {
-        let mut f = EthernetHeader { dst: host_mac(2), src: host_mac(1), ethertype }.to_bytes().unwrap();
+        let mut f = EthernetRepr { dst_addr: host_mac(2), src_addr: host_mac(1), ethertype }.to_bytes().to_vec();
         f.extend_from_slice(body);
-        f.resize(f.len().max(MIN_FRAME), 0);
+        f.resize(f.len().max(MIN_FRAME_LEN), 0);
         f
     };
     let mut frames = Vec::new();
@@ -605,7 +542,7 @@ fn non_roce() -> Vec<Vec<u8>> {
     let mut grh = vec![0x60, 0, 0, 0, 0, 16, 0x1B, 64];
     grh.extend_from_slice(&host_ipv6(1));
     grh.extend_from_slice(&host_ipv6(2));
-    grh.extend(RoceFrame::new(0x04, 7000).bth.to_bytes().unwrap());
+    grh.extend(RoceFrame::new(0x04, 7000).bth.to_bytes());
     frames.push(eth(ethertype::ROCE_V1, &grh));
     // LLDP.
     frames.push(eth(0x88CC, &[0x02, 0x07, 0x04, 0x02, 0, 0, 0, 0, 1, 0, 0]));
@@ -792,7 +729,7 @@ fn error_captures() -> Vec<Capture> {
                 .iter()
                 .map(|&tver| {
                     let mut f = base(120 + tver as u32);
-                    f.bth.set_tver(tver);
+                    f.bth.tver = tver;
                     f.build()
                 })
                 .collect(),
@@ -819,7 +756,7 @@ fn error_captures() -> Vec<Capture> {
                 with_transport(0x04, 12 + 3, 150),
                 {
                     let mut f = RoceFrame::new(0x04, 151);
-                    f.bth.set_pad_cnt(3);
+                    f.bth.pad_cnt = 3;
                     f.transport_len = Some(12 + 6);
                     f.build()
                 },

@@ -26,7 +26,9 @@ use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::pacer::Release;
 use metaroce_golden::record::MacAddr;
 
-use crate::stimuli::{host_mac, Dice, GenFrame, START_NS};
+use crate::addresses::host_mac;
+use crate::dice::Dice;
+use crate::stimuli::{GenFrame, START_NS};
 use nic::{Nic, NicOutputs};
 use packet::Packet;
 use switch::{Enqueued, RedProfile, Switch};
