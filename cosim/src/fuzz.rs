@@ -12,9 +12,10 @@ use proptest::sample::Index;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
 use crate::capture::Frame;
+use crate::capture::{write_capture, GenFrame};
 use crate::harness::{cosim_in_memory, CosimOptions};
 use crate::rtl::{Handshake, Model};
-use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, write_capture, GenFrame, RoceFrame, L3};
+use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, RoceFrame, L3};
 use metaroce_golden::wire::{ethertype, ip_proto, ROCE_V2_UDP_PORT};
 
 /// Frames per proptest case: a batch runs through one fresh RTL model.

@@ -5,9 +5,9 @@
 pub mod addresses;
 pub mod bench;
 pub mod capture;
+pub mod catalog;
 pub mod cn;
 pub mod cn_fuzz;
-pub mod cn_stimuli;
 pub mod coverage;
 pub mod dice;
 pub mod fuzz;

@@ -21,9 +21,9 @@ use metaroce_cosim::replay::{diff_recordings, replay, write_record, Model, Outpu
 use metaroce_cosim::rtl::{Handshake, Model as RtlModel, ModelKind, DATA_WIDTHS};
 use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
 use metaroce_cosim::sim::{RtlPlacement, Scenario, SimConfig};
-use metaroce_cosim::stimuli;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
+use metaroce_cosim::{capture, catalog};
 use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::ParserConfig;
 
@@ -517,7 +517,7 @@ struct Job {
 
 fn run_cosim(args: CosimArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() { vec![default_pcaps()] } else { args.paths.clone() };
-    let mut captures = stimuli::find_captures(&paths)?;
+    let mut captures = capture::find_captures(&paths)?;
     if captures.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         bail!("no .pcap or .pcapng files in {}", names.join(", "));
@@ -833,9 +833,9 @@ fn run_replay(args: ReplayArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 }
                 if let Some(path) = &args.out_pcap {
                     sent.sort_by_key(|(time_ns, _)| *time_ns);
-                    let frames: Vec<stimuli::GenFrame> =
-                        sent.into_iter().map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame)).collect();
-                    stimuli::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
+                    let frames: Vec<capture::GenFrame> =
+                        sent.into_iter().map(|(time_ns, frame)| capture::GenFrame::at(time_ns, frame)).collect();
+                    capture::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
                 }
             }
             Err(e) => cn_error = Some(e),
@@ -975,7 +975,7 @@ fn run_pacer_fuzz_cmd(seed: u64, first: u64, scenarios: u64, out: &mut dyn Write
 }
 
 fn run_gen(dir: &Path, out: &mut dyn Write) -> Result<ExitCode> {
-    let written = stimuli::write_all(dir).with_context(|| format!("writing captures to {}", dir.display()))?;
+    let written = catalog::write_all(dir).with_context(|| format!("writing captures to {}", dir.display()))?;
     for (path, frames) in &written {
         writeln!(out, "{frames:>6} frames  {}", path.display())?;
     }

@@ -5,10 +5,10 @@
 mod common;
 
 use metaroce_cosim::capture::CaptureReader;
+use metaroce_cosim::catalog::all_captures;
 use metaroce_cosim::cn::{replay_cn, CnOverrides, CnSetup};
 use metaroce_cosim::replay::{replay, write_record, Model, OutputFormat};
 use metaroce_cosim::report::Transaction;
-use metaroce_cosim::stimuli::all_captures;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
 #[test]

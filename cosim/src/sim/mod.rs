@@ -27,8 +27,8 @@ use metaroce_golden::pacer::Release;
 use metaroce_golden::record::MacAddr;
 
 use crate::addresses::host_mac;
+use crate::capture::{GenFrame, START_NS};
 use crate::dice::Dice;
-use crate::stimuli::{GenFrame, START_NS};
 use nic::{Nic, NicOutputs};
 use packet::Packet;
 use switch::{Enqueued, RedProfile, Switch};

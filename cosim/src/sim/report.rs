@@ -16,7 +16,7 @@ use super::nic::RTL_WIDTH;
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::plot::{Chart, Series};
 use super::{RtlPlacement, Scenario, SimConfig, SimRun};
-use crate::stimuli::write_capture;
+use crate::capture::write_capture;
 
 /// The figures of one run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
