@@ -101,11 +101,7 @@ fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8]
 
 fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
     let h = Ipv4Packet::new_checked(ip).map_err(|_| ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version());
-    rec.dscp = Some(h.dscp());
-    rec.ecn = Some(h.ecn());
-    rec.ip_src = Some(IpAddr::from(h.src_addr()));
-    rec.ip_dst = Some(IpAddr::from(h.dst_addr()));
+    fill_ip(rec, [h.version(), h.dscp(), h.ecn()], h.src_addr().into(), h.dst_addr().into());
     if h.version() != 4 {
         return Err(ParseError::BadIpVersion.into());
     }
@@ -135,11 +131,7 @@ fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
 
 fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
     let h = Ipv6Packet::new_checked(ip).map_err(|_| ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version());
-    rec.dscp = Some(h.dscp());
-    rec.ecn = Some(h.ecn());
-    rec.ip_src = Some(IpAddr::from(h.src_addr()));
-    rec.ip_dst = Some(IpAddr::from(h.dst_addr()));
+    fill_ip(rec, [h.version(), h.dscp(), h.ecn()], h.src_addr().into(), h.dst_addr().into());
     if h.version() != 6 {
         return Err(ParseError::BadIpVersion.into());
     }
@@ -152,6 +144,12 @@ fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
         return Err(NonRoce);
     }
     Ok(IpPayload { packet, header_len, version: IcrcIp::V6 })
+}
+
+/// The IP fields of the record, filled before any IP check (`SPEC.md` 3.2).
+fn fill_ip(rec: &mut ParseRecord, [version, dscp, ecn]: [u8; 3], src: IpAddr, dst: IpAddr) {
+    (rec.ip_version, rec.dscp, rec.ecn) = (Some(version), Some(dscp), Some(ecn));
+    (rec.ip_src, rec.ip_dst) = (Some(src), Some(dst));
 }
 
 /// UDP, BTH, extension headers and ICRC.
