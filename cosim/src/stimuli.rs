@@ -14,11 +14,6 @@ use metaroce_golden::wire::{
     Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, ROCE_V2_UDP_PORT,
 };
 
-/// Field values from a sequence number and a salt.
-pub(crate) fn value(seq: u32, salt: u32) -> u64 {
-    seq_value(seq, salt)
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum L3 {
     V4 { options: Vec<u8> },
@@ -53,7 +48,7 @@ impl RoceFrame {
     /// A valid RoCEv2/IPv4 frame with opcode `op`, no payload, and header
     /// fields drawn from sequence number `seq`.
     pub fn new(op: u8, seq: u32) -> Self {
-        let v = |salt| value(seq, salt);
+        let v = |salt| seq_value(seq, salt);
         RoceFrame {
             vlans: Vec::new(),
             l3: L3::V4 { options: Vec::new() },
@@ -82,7 +77,7 @@ impl RoceFrame {
 
     /// Sets a payload of `len` bytes and the PadCnt that 4-aligns it.
     pub fn with_payload(mut self, len: usize, seq: u32) -> Self {
-        self.payload = (0..len).map(|i| value(seq, 100 + i as u32) as u8).collect();
+        self.payload = (0..len).map(|i| seq_value(seq, 100 + i as u32) as u8).collect();
         self.bth.pad_cnt = ((4 - len % 4) % 4) as u8;
         self
     }
@@ -163,7 +158,7 @@ impl RoceFrame {
             L3::V4 { options } => IpRepr::V4(Ipv4Repr {
                 dscp: self.dscp,
                 ecn: self.ecn,
-                ident: (value(self.bth.psn, 7) & 0xFFFF) as u16,
+                ident: (seq_value(self.bth.psn, 7) & 0xFFFF) as u16,
                 dont_frag: true,
                 ttl: 64,
                 protocol: self.ip_proto,
@@ -197,7 +192,7 @@ pub fn ext_headers_for(op: u8, seq: u32) -> Vec<u8> {
     let Some(h) = opcode::ext_headers(op) else {
         return Vec::new();
     };
-    let v = |salt| value(seq, salt);
+    let v = |salt| seq_value(seq, salt);
     let mut bytes = Vec::new();
     if h.reth {
         bytes.extend(RethRepr { va: v(10), rkey: v(11) as u32, dma_len: (v(12) & 0xFFFF) as u32 }.to_bytes());

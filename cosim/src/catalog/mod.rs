@@ -21,7 +21,8 @@ use metaroce_golden::opcode;
 use metaroce_golden::ParseError;
 
 use crate::capture::{write_capture, GenFrame};
-use crate::stimuli::{value, RoceFrame};
+use crate::dice::seq_value;
+use crate::stimuli::RoceFrame;
 
 /// A generated capture and what every frame of it must classify as.
 #[derive(Debug, Clone)]
@@ -87,10 +88,11 @@ fn payload_for(op: u8, seq: u32) -> usize {
     if bare {
         0
     } else {
-        (value(seq, 99) % 300) as usize
+        (seq_value(seq, 99) % 300) as usize
     }
 }
 
-pub(super) fn roce(op: u8, seq: u32) -> RoceFrame {
+/// A frame of opcode `op` with fields and a payload from `seq`.
+fn roce(op: u8, seq: u32) -> RoceFrame {
     RoceFrame::new(op, seq).with_payload(payload_for(op, seq), seq)
 }

@@ -6,7 +6,8 @@ use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, ROCE_V2_UDP_PORT}
 use super::{roce, Capture};
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::capture::GenFrame;
-use crate::stimuli::{carried_opcodes, value, RoceFrame, L3};
+use crate::dice::seq_value;
+use crate::stimuli::{carried_opcodes, RoceFrame, L3};
 
 /// The valid captures, in the order `gen` writes them.
 pub(super) fn captures() -> Vec<Capture> {
@@ -81,9 +82,9 @@ fn ipv6() -> Vec<Vec<u8>> {
         .enumerate()
         .map(|(i, op)| {
             let seq = 3000 + i as u32;
-            let mut f = roce(op, seq).ipv6(value(seq, 30) as u32);
-            f.dscp = (value(seq, 31) & 0x3F) as u8;
-            f.ecn = (value(seq, 32) & 3) as u8;
+            let mut f = roce(op, seq).ipv6(seq_value(seq, 30) as u32);
+            f.dscp = (seq_value(seq, 31) & 0x3F) as u8;
+            f.ecn = (seq_value(seq, 32) & 3) as u8;
             f.build()
         })
         .collect()
@@ -180,12 +181,12 @@ fn back_to_back() -> Vec<Vec<u8>> {
     let ops = carried_opcodes();
     (0..2000u32)
         .map(|i| {
-            let op = ops[(value(i, 50) % ops.len() as u64) as usize];
+            let op = ops[(seq_value(i, 50) % ops.len() as u64) as usize];
             let mut f = RoceFrame::new(op, 8000 + i);
-            if value(i, 51).is_multiple_of(4) {
+            if seq_value(i, 51).is_multiple_of(4) {
                 f = f.ipv6(i);
             }
-            f.ecn = (value(i, 52) & 3) as u8;
+            f.ecn = (seq_value(i, 52) & 3) as u8;
             f.build()
         })
         .collect()
