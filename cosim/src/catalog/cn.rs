@@ -8,7 +8,7 @@ use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::notify::cnp_frame;
 use metaroce_golden::record::MacAddr;
 
-use super::Capture;
+use super::entry::Capture;
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::capture::{GenFrame, START_NS};
 use crate::dice::splitmix64;

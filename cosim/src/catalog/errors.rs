@@ -3,7 +3,7 @@
 use metaroce_golden::wire::ethertype;
 use metaroce_golden::ParseError;
 
-use super::{roce, Capture};
+use super::entry::{roce, Capture};
 use crate::capture::GenFrame;
 use crate::stimuli::{fix_ipv4_checksum, RoceFrame, L3};
 

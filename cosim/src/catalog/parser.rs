@@ -3,7 +3,7 @@
 use metaroce_golden::frame::MIN_FRAME_LEN;
 use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, ROCE_V2_UDP_PORT};
 
-use super::{roce, Capture};
+use super::entry::{roce, Capture};
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::capture::GenFrame;
 use crate::dice::seq_value;

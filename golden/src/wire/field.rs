@@ -1,5 +1,26 @@
 //! Big-endian field reads and writes at a byte offset: the one place a
-//! view turns bytes into numbers. Callers have checked the length.
+//! view turns bytes into numbers (callers have checked the length); the
+//! macros that declare views; and why bytes are no header.
+
+/// Why bytes do not hold a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Error {
+    /// The buffer ends inside the header.
+    Truncated,
+    /// A field contradicts the header's own format (version, IHL).
+    Malformed,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Error::Truncated => "the buffer ends inside the header",
+            Error::Malformed => "the header is malformed",
+        })
+    }
+}
+
+impl std::error::Error for Error {}
 
 #[inline]
 pub(super) fn u8_at(b: &[u8], at: usize) -> u8 {
@@ -78,9 +99,9 @@ macro_rules! header_view {
             }
 
             /// A view over a buffer that holds at least the header.
-            pub fn new_checked(buffer: T) -> Result<Self, $crate::wire::Error> {
+            pub fn new_checked(buffer: T) -> Result<Self, $crate::wire::field::Error> {
                 if buffer.as_ref().len() < $len {
-                    Err($crate::wire::Error::Truncated)
+                    Err($crate::wire::field::Error::Truncated)
                 } else {
                     Ok($view { buffer })
                 }

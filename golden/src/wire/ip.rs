@@ -3,7 +3,7 @@
 
 use super::ethernet::ethertype;
 use super::field::header_view;
-use super::Error;
+use super::field::Error;
 
 /// IP protocol numbers.
 pub mod ip_proto {

@@ -19,32 +19,13 @@ mod ip;
 mod udp;
 
 pub use ethernet::{ethertype, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
+pub use field::Error;
 pub use ib::{
     Aeth, AethRepr, AtomicAckEth, AtomicAckEthRepr, AtomicEth, AtomicEthRepr, Bth, BthRepr, CnpPayload, CnpRepr, Deth,
     DethRepr, Ieth, IethRepr, ImmDt, ImmDtRepr, Reth, RethRepr, BTH_FECN_BECN_OFFSET,
 };
 pub use ip::{ip_proto, ones_complement_sum, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Packet, Ipv6Repr};
 pub use udp::{UdpPacket, UdpRepr, ROCE_V2_UDP_PORT, UDP_CHECKSUM_OFFSET};
-
-/// Why bytes do not hold a header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Error {
-    /// The buffer ends inside the header.
-    Truncated,
-    /// A field contradicts the header's own format (version, IHL).
-    Malformed,
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Error::Truncated => "the buffer ends inside the header",
-            Error::Malformed => "the header is malformed",
-        })
-    }
-}
-
-impl std::error::Error for Error {}
 
 #[cfg(test)]
 mod tests;
