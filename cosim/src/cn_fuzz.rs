@@ -13,11 +13,11 @@ use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 
 use crate::blocks::cn::{cosim_cn_stimulus, CnInput, CnStimulus};
+use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::nic::{CnOverrides, CnSetup};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
 use crate::run::FuzzPlan;
-use crate::stimuli::Dice;
 use std::io::Write;
 use std::time::Instant;
 

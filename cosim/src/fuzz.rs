@@ -13,10 +13,11 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 
 use crate::blocks::parser::{cosim_capture, cosim_in_memory};
 use crate::capture::Frame;
+use crate::capture::{write_capture, GenFrame};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
 use crate::run::FuzzPlan;
-use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, write_capture, GenFrame, RoceFrame, L3};
+use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, RoceFrame, L3};
 use metaroce_golden::wire::{ethertype, ip_proto, ROCE_V2_UDP_PORT};
 use std::io::Write;
 use std::time::Instant;

@@ -3,13 +3,15 @@
 //! transaction. The `metaroce` binary (`main.rs`, one file per command in `cli/`) is a
 //! thin CLI over this.
 
+pub mod addresses;
 pub mod bench;
 pub mod blocks;
 pub mod capture;
+pub mod catalog;
 pub mod cn_fuzz;
-pub mod cn_stimuli;
 pub mod compare;
 pub mod coverage;
+pub mod dice;
 pub mod fuzz;
 pub mod harness;
 pub mod jobs;

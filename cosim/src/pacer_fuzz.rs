@@ -19,10 +19,10 @@ use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 use crate::blocks::cn::run_golden;
 use crate::blocks::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
 use crate::cn_fuzz::{print_scenarios, random_scenario, CnScenario};
+use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::Model;
 use crate::run::FuzzPlan;
-use crate::stimuli::Dice;
 use std::io::Write;
 
 /// Scenario `scenario` of `seed`: setup, commands and handshake.

@@ -22,7 +22,7 @@ use anyhow::Result;
 use metaroce_golden::cc_params::CcParams;
 use metaroce_golden::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
 
-use crate::stimuli::splitmix64;
+use crate::dice::splitmix64;
 
 const PACKET: u32 = 1024;
 const LINE_MBPS: u32 = 400_000;

@@ -173,7 +173,7 @@ fn bad_flag_values_are_refused_without_a_panic() {
 #[test]
 fn gen_reproduces_the_committed_captures() {
     let scratch_dir = common::scratch("gen");
-    let stale = metaroce_cosim::stimuli::stale_captures(&common::pcaps(), &scratch_dir).unwrap();
+    let stale = metaroce_cosim::catalog::stale_captures(&common::pcaps(), &scratch_dir).unwrap();
     assert!(stale.is_empty(), "pcaps/ differs from `metaroce gen` for {stale:?}: run `metaroce gen`");
     let out = metaroce(&["gen", "--out", scratch_dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));

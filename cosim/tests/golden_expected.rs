@@ -5,11 +5,11 @@
 mod common;
 
 use metaroce_cosim::capture::CaptureReader;
+use metaroce_cosim::catalog::all_captures;
 use metaroce_cosim::nic::{CnOverrides, CnSetup};
 use metaroce_cosim::recording::{write_record, OutputFormat};
 use metaroce_cosim::replay::{replay, replay_cn, Model};
 use metaroce_cosim::report::Transaction;
-use metaroce_cosim::stimuli::all_captures;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
 #[test]

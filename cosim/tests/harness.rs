@@ -13,10 +13,11 @@ use std::process::{Command, Output};
 
 use fst_reader::{FstFilter, FstHierarchyEntry, FstReader};
 use metaroce_cosim::blocks::parser::{cosim_capture, cosim_capture_with_wave};
+use metaroce_cosim::capture::{write_capture, GenFrame};
 use metaroce_cosim::harness::{CosimOptions, Ending};
 use metaroce_cosim::report::{Divergence, DivergenceKind};
 use metaroce_cosim::rtl::{Handshake, Model, ModelKind, DATA_WIDTHS};
-use metaroce_cosim::stimuli::{write_capture, GenFrame, RoceFrame};
+use metaroce_cosim::stimuli::RoceFrame;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
 

@@ -5,6 +5,8 @@
 //! header, BTH, extension headers, payload and pad, with the variant fields
 //! set to all ones first. Sent least significant byte first.
 
+use crate::wire::{UdpRepr, BTH_FECN_BECN_OFFSET, UDP_CHECKSUM_OFFSET};
+
 /// Reflected CRC-32 polynomial 0x04C11DB7.
 pub const CRC32_POLY_REFLECTED: u32 = 0xEDB8_8320;
 pub const CRC32_INIT: u32 = 0xFFFF_FFFF;
@@ -55,8 +57,8 @@ pub enum IcrcIp {
 /// Whether byte `i` of the covered region (counted from the IP header) is a
 /// variant field, and so counted as all ones; returns the OR mask.
 pub fn variant_mask(ip: IcrcIp, ip_header_len: usize, i: usize) -> u8 {
-    let udp_checksum = ip_header_len + 6..ip_header_len + 8;
-    let bth_fecn_becn = ip_header_len + 8 + crate::wire::Bth::FECN_BECN_OFFSET;
+    let udp_checksum = ip_header_len + UDP_CHECKSUM_OFFSET..ip_header_len + UDP_CHECKSUM_OFFSET + 2;
+    let bth_fecn_becn = ip_header_len + UdpRepr::LEN + BTH_FECN_BECN_OFFSET;
     if udp_checksum.contains(&i) || i == bth_fecn_becn {
         return 0xFF;
     }
@@ -76,19 +78,42 @@ pub fn variant_mask(ip: IcrcIp, ip_header_len: usize, i: usize) -> u8 {
 /// for IPv4 and 40 for IPv6. Returns the CRC value; on the wire it is
 /// `value.to_le_bytes()`.
 pub fn icrc(covered: &[u8], ip: IcrcIp, ip_header_len: usize) -> u32 {
-    // Every variant field lies in the headers, up to the BTH's byte 4; the
-    // bytes after it are covered as they are, at memory speed.
-    let masked = (ip_header_len + 8 + crate::wire::Bth::FECN_BECN_OFFSET + 1).min(covered.len());
-    // The register after the eight 0xFF bytes of the LRH stand-in (the
-    // residue value; see the test `lrh_stand_in_state_equals_residue`).
-    let register = covered[..masked]
-        .iter()
-        .enumerate()
-        .fold(CRC32_RESIDUE, |r, (i, &b)| crc32_update_byte(r, b | variant_mask(ip, ip_header_len, i)));
-    let mut rest = crc32fast::Hasher::new_with_initial(!register);
-    rest.update(&covered[masked..]);
-    rest.finalize()
+    // Every variant field lies in the headers, up to the BTH's byte 4. A
+    // copy of the first bytes (all of a short packet) takes the masks; one
+    // CRC runs over the copy and over the rest as it is, at memory speed.
+    let copied = covered.len().min(COPIED);
+    let mut head = [0u8; COPIED];
+    let head = &mut head[..copied];
+    head.copy_from_slice(&covered[..copied]);
+    let mut set = |i: usize, mask: u8| {
+        if let Some(byte) = head.get_mut(i) {
+            *byte |= mask;
+        }
+    };
+    match ip {
+        IcrcIp::V4 => [1, 8, 10, 11].into_iter().for_each(|i| set(i, 0xFF)),
+        IcrcIp::V6 => {
+            set(0, 0x0F);
+            [1, 2, 3, 7].into_iter().for_each(|i| set(i, 0xFF));
+        }
+    }
+    let udp_checksum = ip_header_len + UDP_CHECKSUM_OFFSET;
+    for i in [udp_checksum, udp_checksum + 1, ip_header_len + UdpRepr::LEN + BTH_FECN_BECN_OFFSET] {
+        set(i, 0xFF);
+    }
+    // The register after the eight 0xFF bytes of the LRH stand-in is the
+    // residue value (see the test `lrh_stand_in_state_equals_residue`).
+    let mut crc = crc32fast::Hasher::new_with_initial(!CRC32_RESIDUE);
+    crc.update(head);
+    crc.update(&covered[copied..]);
+    crc.finalize()
 }
+
+/// Bytes copied to take the masks: at least as far as they reach (the
+/// longest IPv4 header, UDP, the BTH up to its FECN/BECN byte), and the
+/// whole of a short packet, which then needs one CRC pass only.
+const COPIED: usize = 128;
+const _: () = assert!(COPIED > 60 + UdpRepr::LEN + BTH_FECN_BECN_OFFSET);
 
 #[cfg(test)]
 mod tests {

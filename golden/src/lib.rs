@@ -1,7 +1,8 @@
 //! Bit-exact golden model of the metaroce pipeline: the executable form of
 //! `SPEC.md`. Pure functions over byte buffers; no I/O.
 //!
-//! * [`wire`]: typed header structs (deku) for every header the parser reads.
+//! * [`wire`]: typed views and Reprs for every header the parser reads;
+//!   [`frame`]: whole frames from them.
 //! * [`opcode`]: which extension headers each BTH opcode carries.
 //! * [`icrc`]: CRC-32 and the RoCEv2 invariant CRC.
 //! * [`parser`]: one [`record::ParseRecord`] per frame.
@@ -14,6 +15,7 @@
 pub mod cc_params;
 pub mod cn;
 pub mod cn_event;
+pub mod frame;
 pub mod icrc;
 pub mod notify;
 pub mod opcode;

@@ -1,14 +1,14 @@
 //! The notification point (`SPEC.md` §6.3): CE-marked packets in, CNPs out,
 //! at most one per QP per `cnp_interval_ns`, as `rtl/cnp_notify.v`.
 
-use deku::DekuContainerWrite;
-
 use crate::cc_params::{CcRegisters, FRACTION_ONE};
-use crate::cn_event::{CnEvent, CnEventKind, METAROCE_CNP_TAG};
-use crate::icrc::{icrc, IcrcIp};
-use crate::opcode::{CNP, CNP_RESERVED_LEN};
-use crate::parser::ones_complement_sum;
-use crate::wire::{ethertype, ip_proto, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader, VlanTag};
+use crate::cn_event::{CnEvent, CnEventKind};
+use crate::frame::{RoceRepr, UdpFrameRepr};
+use crate::opcode::CNP;
+use crate::wire::{
+    ethertype, ip_proto, BthRepr, CnpRepr, EthernetRepr, IpRepr, Ipv4Repr, Ipv6Repr, UdpRepr, VlanRepr,
+    ROCE_V2_UDP_PORT,
+};
 
 /// TTL / hop limit of CNPs sent.
 pub const CNP_TTL: u8 = 64;
@@ -96,60 +96,41 @@ impl NotificationPoint {
 /// The CNP answering `ev`: addresses swapped, one 802.1Q tag when the data
 /// packet had any, DSCP and priority from the registers, valid ICRC.
 pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegisters) -> Vec<u8> {
-    let l3_type = if ev.ipv6 { ethertype::IPV6 } else { ethertype::IPV4 };
-    let first_type = if ev.vlan_id.is_some() { ethertype::VLAN_CTAG } else { l3_type };
-    let mut frame = EthernetHeader { dst: ev.eth_src, src: ev.eth_dst, ethertype: first_type }.to_bytes().unwrap();
-    if let Some(vid) = ev.vlan_id {
-        frame.extend(VlanTag::new(regs.cnp_pcp, vid, l3_type).to_bytes().unwrap());
-    }
-    let l3 = frame.len();
-    let transport_len = UdpHeader::LEN + Bth::LEN + CNP_RESERVED_LEN + 4;
-    let tos = regs.cnp_dscp << 2;
-    if ev.ipv6 {
-        let ip = Ipv6Header {
-            version_class_flow: Ipv6Header::version_class_flow(6, tos, 0),
-            payload_len: transport_len as u16,
+    let ip = if ev.ipv6 {
+        IpRepr::V6(Ipv6Repr {
+            dscp: regs.cnp_dscp,
             next_header: ip_proto::UDP,
             hop_limit: CNP_TTL,
-            src: ev.ip_dst,
-            dst: ev.ip_src,
-        };
-        frame.extend(ip.to_bytes().unwrap());
+            src_addr: ev.ip_dst,
+            dst_addr: ev.ip_src,
+            ..Ipv6Repr::default()
+        })
     } else {
-        let mut ip = Ipv4Header {
-            version_ihl: 0x45,
-            tos,
-            total_len: (Ipv4Header::LEN + transport_len) as u16,
-            ident: 0,
-            flags_frag: Ipv4Header::DONT_FRAGMENT,
+        IpRepr::V4(Ipv4Repr {
+            dscp: regs.cnp_dscp,
+            dont_frag: true,
             ttl: CNP_TTL,
             protocol: ip_proto::UDP,
-            checksum: 0,
-            src: ev.ip_dst[12..].try_into().unwrap(),
-            dst: ev.ip_src[12..].try_into().unwrap(),
-        };
-        ip.checksum = !ones_complement_sum(&ip.to_bytes().unwrap());
-        frame.extend(ip.to_bytes().unwrap());
-    }
-    let udp = UdpHeader {
-        src_port: ev.udp_sport,
-        dst_port: crate::wire::ROCE_V2_UDP_PORT,
-        length: transport_len as u16,
-        checksum: 0,
+            src_addr: ev.ip_dst[12..].try_into().expect("4 bytes"),
+            dst_addr: ev.ip_src[12..].try_into().expect("4 bytes"),
+            ..Ipv4Repr::default()
+        })
     };
-    frame.extend(udp.to_bytes().unwrap());
-    let bth = Bth { opcode: CNP, flags: 0, pkey: 0xFFFF, fecn_becn: 0x40, dest_qp, ack_req_byte: 0, psn: 0 };
-    frame.extend(bth.to_bytes().unwrap());
-    let mut reserved = [0u8; CNP_RESERVED_LEN];
-    if let Some(e) = extent {
-        reserved[..2].copy_from_slice(&METAROCE_CNP_TAG);
-        reserved[2..4].copy_from_slice(&e.to_be_bytes());
+    let tag = ev.vlan_id.map(|vid| VlanRepr { pcp: regs.cnp_pcp, dei: false, vid, ethertype: ip.ethertype() });
+    let first_type = if tag.is_some() { ethertype::VLAN_CTAG } else { ip.ethertype() };
+    let reserved = CnpRepr { extent }.to_bytes();
+    RoceRepr {
+        headers: UdpFrameRepr {
+            ethernet: EthernetRepr { dst_addr: ev.eth_src, src_addr: ev.eth_dst, ethertype: first_type },
+            vlans: tag.as_slice(),
+            ip,
+            udp: UdpRepr { src_port: ev.udp_sport, dst_port: ROCE_V2_UDP_PORT, ..UdpRepr::default() },
+        },
+        bth: BthRepr { opcode: CNP, pkey: 0xFFFF, becn: true, dest_qp, ..BthRepr::default() },
+        ext: &reserved,
+        payload: &[],
     }
-    frame.extend(reserved);
-    let (version, header_len) = if ev.ipv6 { (IcrcIp::V6, Ipv6Header::LEN) } else { (IcrcIp::V4, Ipv4Header::LEN) };
-    let crc = icrc(&frame[l3..], version, header_len);
-    frame.extend(crc.to_le_bytes());
-    frame
+    .emit()
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@
 //! stage. Lengths are compared the way the RTL compares them: against the
 //! bytes the frame holds from the start of the layer.
 
-use crate::icrc::{icrc, IcrcIp};
-use crate::opcode::{self, ExtHeaders};
 use std::net::IpAddr;
 
-use crate::cn_event::METAROCE_CNP_TAG;
+use crate::icrc::{icrc, IcrcIp};
+use crate::opcode::{self, ExtHeaders};
 use crate::record::{FrameClass, MacAddr, ParseError, ParseRecord, FRAME_LEN_MAX};
-use crate::wire::{self, ethertype, ip_proto, read, Bth, EthernetHeader, Ipv4Header, Ipv6Header, UdpHeader, VlanTag};
+use crate::wire::{
+    self, ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, CnpPayload, Deth, EthernetFrame, Ieth, ImmDt,
+    Ipv4Packet, Ipv6Packet, Reth, UdpPacket, VlanTag,
+};
 
 /// Run-time parameters of the parser (RTL parameters of the same meaning).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,46 +78,44 @@ fn parse_layers(frame: &[u8], config: &ParserConfig, rec: &mut ParseRecord) -> R
 
 /// Ethernet II with up to two VLAN tags; returns the bytes after them.
 fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8], Stop> {
-    let eth: EthernetHeader = read(frame).ok_or(ParseError::TruncatedEth)?;
-    let mut next_type = eth.ethertype;
-    let mut rest = &frame[EthernetHeader::LEN..];
+    let eth = EthernetFrame::new_checked(frame).map_err(|_| ParseError::TruncatedEth)?;
+    let mut next_type = eth.ethertype();
+    let mut rest = &frame[EthernetFrame::<&[u8]>::LEN..];
     let mut outer_tag = None;
     let mut tags = 0u8;
     while tags < 2 && ethertype::is_vlan_tpid(next_type) {
-        let tag: VlanTag = read(rest).ok_or(ParseError::TruncatedEth)?;
-        outer_tag.get_or_insert(tag);
-        next_type = tag.ethertype;
-        rest = &rest[VlanTag::LEN..];
+        let tag = VlanTag::new_checked(rest).map_err(|_| ParseError::TruncatedEth)?;
+        outer_tag.get_or_insert((tag.pcp(), tag.vid()));
+        next_type = tag.ethertype();
+        rest = &rest[VlanTag::<&[u8]>::LEN..];
         tags += 1;
     }
     rec.eth_type = Some(next_type);
     rec.vlan_count = Some(tags);
-    rec.vlan_pcp = outer_tag.map(|t| t.pcp());
-    rec.vlan_id = outer_tag.map(|t| t.vid());
-    rec.eth_dst = Some(MacAddr(eth.dst));
-    rec.eth_src = Some(MacAddr(eth.src));
+    rec.vlan_pcp = outer_tag.map(|(pcp, _)| pcp);
+    rec.vlan_id = outer_tag.map(|(_, vid)| vid);
+    rec.eth_dst = Some(MacAddr(eth.dst_addr()));
+    rec.eth_src = Some(MacAddr(eth.src_addr()));
     Ok(rest)
 }
 
 fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
-    let h: Ipv4Header = read(ip).ok_or(ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version());
-    rec.dscp = Some(h.dscp());
-    rec.ecn = Some(h.ecn());
-    rec.ip_src = Some(IpAddr::from(h.src));
-    rec.ip_dst = Some(IpAddr::from(h.dst));
+    let h = Ipv4Packet::new_checked(ip).map_err(|_| ParseError::TruncatedIp)?;
+    fill_ip(rec, [h.version(), h.dscp(), h.ecn()], h.src_addr().into(), h.dst_addr().into());
     if h.version() != 4 {
         return Err(ParseError::BadIpVersion.into());
     }
     if h.ihl() < 5 {
         return Err(ParseError::BadIhl.into());
     }
-    let header_len = h.ihl() as usize * 4;
-    let header = ip.get(..header_len).ok_or(ParseError::TruncatedIp)?;
-    if ones_complement_sum(header) != 0xFFFF {
+    let header_len = h.header_len();
+    if ip.len() < header_len {
+        return Err(ParseError::TruncatedIp.into());
+    }
+    if !h.verify_checksum() {
         return Err(ParseError::BadIpv4Checksum.into());
     }
-    let total_len = h.total_len as usize;
+    let total_len = usize::from(h.total_len());
     if total_len < header_len {
         return Err(ParseError::BadIpLength.into());
     }
@@ -123,58 +123,62 @@ fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, 
     if h.is_fragment() {
         return Err(ParseError::IpFragment.into());
     }
-    if h.protocol != ip_proto::UDP {
+    if h.protocol() != ip_proto::UDP {
         return Err(NonRoce);
     }
     Ok(IpPayload { packet, header_len, version: IcrcIp::V4 })
 }
 
 fn parse_ipv6<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
-    let h: Ipv6Header = read(ip).ok_or(ParseError::TruncatedIp)?;
-    rec.ip_version = Some(h.version());
-    rec.dscp = Some(h.dscp());
-    rec.ecn = Some(h.ecn());
-    rec.ip_src = Some(IpAddr::from(h.src));
-    rec.ip_dst = Some(IpAddr::from(h.dst));
+    let h = Ipv6Packet::new_checked(ip).map_err(|_| ParseError::TruncatedIp)?;
+    fill_ip(rec, [h.version(), h.dscp(), h.ecn()], h.src_addr().into(), h.dst_addr().into());
     if h.version() != 6 {
         return Err(ParseError::BadIpVersion.into());
     }
-    let packet = ip.get(..Ipv6Header::LEN + h.payload_len as usize).ok_or(ParseError::IpLengthExceedsFrame)?;
-    if ip_proto::is_ipv6_extension(h.next_header) {
+    let header_len = Ipv6Packet::<&[u8]>::LEN;
+    let packet = ip.get(..header_len + usize::from(h.payload_len())).ok_or(ParseError::IpLengthExceedsFrame)?;
+    if ip_proto::is_ipv6_extension(h.next_header()) {
         return Err(ParseError::Ipv6ExtHeader.into());
     }
-    if h.next_header != ip_proto::UDP {
+    if h.next_header() != ip_proto::UDP {
         return Err(NonRoce);
     }
-    Ok(IpPayload { packet, header_len: Ipv6Header::LEN, version: IcrcIp::V6 })
+    Ok(IpPayload { packet, header_len, version: IcrcIp::V6 })
+}
+
+/// The IP fields of the record, filled before any IP check (`SPEC.md` 3.2).
+fn fill_ip(rec: &mut ParseRecord, [version, dscp, ecn]: [u8; 3], src: IpAddr, dst: IpAddr) {
+    (rec.ip_version, rec.dscp, rec.ecn) = (Some(version), Some(dscp), Some(ecn));
+    (rec.ip_src, rec.ip_dst) = (Some(src), Some(dst));
 }
 
 /// UDP, BTH, extension headers and ICRC.
 fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> Result<(), Stop> {
     let datagram = &ip.packet[ip.header_len..];
-    let udp: UdpHeader = read(datagram).ok_or(ParseError::TruncatedUdp)?;
-    rec.udp_sport = Some(udp.src_port);
-    rec.udp_dport = Some(udp.dst_port);
-    if udp.dst_port != config.roce_udp_port {
+    let udp = UdpPacket::new_checked(datagram).map_err(|_| ParseError::TruncatedUdp)?;
+    rec.udp_sport = Some(udp.src_port());
+    rec.udp_dport = Some(udp.dst_port());
+    if udp.dst_port() != config.roce_udp_port {
         return Err(NonRoce);
     }
-    if udp.length as usize != datagram.len() {
+    if usize::from(udp.length()) != datagram.len() {
         return Err(ParseError::UdpLengthMismatch.into());
     }
 
-    let transport = &datagram[UdpHeader::LEN..];
-    let bth: Bth = read(transport).ok_or(ParseError::TruncatedBth)?;
+    let transport = &datagram[UdpPacket::<&[u8]>::LEN..];
+    let bth = Bth::new_checked(transport).map_err(|_| ParseError::TruncatedBth)?;
     fill_bth(&bth, rec);
     if bth.tver() != 0 {
         return Err(ParseError::BadTver.into());
     }
-    let ext = opcode::ext_headers(bth.opcode).ok_or(ParseError::ReservedOpcode)?;
-    let after_bth = &transport[Bth::LEN..];
-    let ext_bytes = after_bth.get(..ext.len()).ok_or(ParseError::TruncatedExt)?;
+    let ext = opcode::ext_headers(bth.opcode()).ok_or(ParseError::ReservedOpcode)?;
+    let after_bth = &transport[Bth::<&[u8]>::LEN..];
+    let ext_len = ext.len();
+    let ext_bytes = after_bth.get(..ext_len).ok_or(ParseError::TruncatedExt)?;
     fill_ext(&ext, ext_bytes, rec);
 
-    let trailer = bth.pad_cnt() as usize + 4;
-    let body_len = after_bth.len() - ext.len();
+    let trailer = usize::from(bth.pad_cnt()) + 4;
+    let body_len = after_bth.len() - ext_len;
     if body_len < trailer {
         return Err(ParseError::TooShortForIcrc.into());
     }
@@ -192,67 +196,57 @@ fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> R
     Ok(())
 }
 
-fn fill_bth(bth: &Bth, rec: &mut ParseRecord) {
-    rec.opcode = Some(bth.opcode);
-    rec.se = Some(bth.se());
-    rec.mig_req = Some(bth.mig_req());
+fn fill_bth(bth: &Bth<&[u8]>, rec: &mut ParseRecord) {
+    rec.opcode = Some(bth.opcode());
+    rec.se = Some(u8::from(bth.se()));
+    rec.mig_req = Some(u8::from(bth.mig_req()));
     rec.pad_cnt = Some(bth.pad_cnt());
     rec.tver = Some(bth.tver());
-    rec.pkey = Some(bth.pkey);
-    rec.fecn = Some(bth.fecn());
-    rec.becn = Some(bth.becn());
-    rec.dest_qp = Some(bth.dest_qp);
-    rec.ack_req = Some(bth.ack_req());
-    rec.psn = Some(bth.psn);
+    rec.pkey = Some(bth.pkey());
+    rec.fecn = Some(u8::from(bth.fecn()));
+    rec.becn = Some(u8::from(bth.becn()));
+    rec.dest_qp = Some(bth.dest_qp());
+    rec.ack_req = Some(u8::from(bth.ack_req()));
+    rec.psn = Some(bth.psn());
 }
 
 /// Fills the fields of each extension header `ext` says is present; `bytes`
-/// holds exactly `ext.len()` bytes.
+/// holds exactly `ext.len()` bytes, so every view is in bounds.
 fn fill_ext(ext: &ExtHeaders, bytes: &[u8], rec: &mut ParseRecord) {
     let at = ext.offsets();
     let header = |offset: usize| &bytes[offset..];
     if ext.reth {
-        let h: wire::Reth = read(header(at.reth)).expect("length checked");
-        (rec.reth_va, rec.reth_rkey, rec.reth_dma_len) = (Some(h.va), Some(h.rkey), Some(h.dma_len));
+        let h = Reth::new_unchecked(header(at.reth));
+        (rec.reth_va, rec.reth_rkey, rec.reth_dma_len) = (Some(h.va()), Some(h.rkey()), Some(h.dma_len()));
     }
     if ext.atomic {
-        let h: wire::AtomicEth = read(header(at.atomic)).expect("length checked");
-        rec.atomic_va = Some(h.va);
-        rec.atomic_rkey = Some(h.rkey);
-        rec.atomic_swap_add = Some(h.swap_add);
-        rec.atomic_compare = Some(h.compare);
+        let h = AtomicEth::new_unchecked(header(at.atomic));
+        rec.atomic_va = Some(h.va());
+        rec.atomic_rkey = Some(h.rkey());
+        rec.atomic_swap_add = Some(h.swap_add());
+        rec.atomic_compare = Some(h.compare());
     }
     if ext.aeth {
-        let h: wire::Aeth = read(header(at.aeth)).expect("length checked");
-        (rec.aeth_syndrome, rec.aeth_msn) = (Some(h.syndrome), Some(h.msn));
+        let h = Aeth::new_unchecked(header(at.aeth));
+        (rec.aeth_syndrome, rec.aeth_msn) = (Some(h.syndrome()), Some(h.msn()));
     }
     if ext.atomic_ack {
-        let h: wire::AtomicAckEth = read(header(at.atomic_ack)).expect("length checked");
-        rec.atomic_ack_orig = Some(h.orig);
+        rec.atomic_ack_orig = Some(AtomicAckEth::new_unchecked(header(at.atomic_ack)).orig());
     }
     if ext.deth {
-        let h: wire::Deth = read(header(at.deth)).expect("length checked");
-        (rec.deth_qkey, rec.deth_src_qp) = (Some(h.qkey), Some(h.src_qp));
+        let h = Deth::new_unchecked(header(at.deth));
+        (rec.deth_qkey, rec.deth_src_qp) = (Some(h.qkey()), Some(h.src_qp()));
     }
     if ext.imm {
-        let h: wire::ImmDt = read(header(at.imm)).expect("length checked");
-        rec.imm_data = Some(h.data);
+        rec.imm_data = Some(ImmDt::new_unchecked(header(at.imm)).data());
     }
     if ext.ieth {
-        let h: wire::Ieth = read(header(at.ieth)).expect("length checked");
-        rec.ieth_rkey = Some(h.rkey);
+        rec.ieth_rkey = Some(Ieth::new_unchecked(header(at.ieth)).rkey());
     }
-    if ext.cnp && bytes[..2] == METAROCE_CNP_TAG {
-        rec.cnp_extent = Some(u16::from_be_bytes([bytes[2], bytes[3]]));
+    if ext.cnp {
+        // A CNP carries nothing but its reserved bytes.
+        rec.cnp_extent = CnpPayload::new_unchecked(bytes).metaroce_extent();
     }
-}
-
-/// RFC 1071 ones' complement sum of 16-bit big-endian words, folded to 16
-/// bits the way the RTL folds it (two end-around carries).
-pub fn ones_complement_sum(bytes: &[u8]) -> u16 {
-    let sum: u32 = bytes.chunks(2).map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0))).sum();
-    let once = (sum & 0xFFFF) + (sum >> 16);
-    ((once & 0xFFFF) + (once >> 16)) as u16
 }
 
 #[cfg(test)]
@@ -305,9 +299,7 @@ mod tests {
         frame[15] |= 0x03;
         frame[22] -= 1;
         // Keep the IPv4 checksum right after the edits.
-        frame[24..26].copy_from_slice(&[0, 0]);
-        let sum = !ones_complement_sum(&frame[14..34]);
-        frame[24..26].copy_from_slice(&sum.to_be_bytes());
+        Ipv4Packet::new_unchecked(&mut frame[14..34]).fill_checksum();
         let r = parse_frame(&frame, false, &ParserConfig::default());
         assert_eq!((r.class, r.icrc_ok, r.ecn), (FrameClass::Roce, Some(true), Some(3)));
         frame[60] ^= 0x01; // a reserved CNP byte: invariant

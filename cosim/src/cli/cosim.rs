@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use metaroce_cosim::blocks::BLOCKS;
+use metaroce_cosim::capture;
 use metaroce_cosim::coverage::FunctionalCoverage;
 use metaroce_cosim::harness::FrameRange;
 use metaroce_cosim::jobs::{run_jobs, write_rtl_coverage, Plan, WaveSpec};
 use metaroce_cosim::nic::CnOverrides;
 use metaroce_cosim::rtl::Handshake;
-use metaroce_cosim::stimuli;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
 
@@ -104,7 +104,7 @@ fn default_pcaps() -> PathBuf {
 
 pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() { vec![default_pcaps()] } else { args.paths.clone() };
-    let mut captures = stimuli::find_captures(&paths)?;
+    let mut captures = capture::find_captures(&paths)?;
     if captures.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         bail!("no .pcap or .pcapng files in {}", names.join(", "));

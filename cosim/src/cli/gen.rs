@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use metaroce_cosim::stimuli;
+use metaroce_cosim::catalog;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,7 +16,7 @@ pub struct Args {
 
 pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     let dir = &args.out;
-    let written = stimuli::write_all(dir).with_context(|| format!("writing captures to {}", dir.display()))?;
+    let written = catalog::write_all(dir).with_context(|| format!("writing captures to {}", dir.display()))?;
     for (path, frames) in &written {
         writeln!(out, "{frames:>6} frames  {}", path.display())?;
     }

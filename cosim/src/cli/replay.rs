@@ -8,12 +8,12 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
+use metaroce_cosim::capture;
 use metaroce_cosim::nic::CnSetup;
 use metaroce_cosim::recording::{write_record, OutputFormat, RecordingHeader};
 use metaroce_cosim::replay::{replay_blocks, Model, ReplayError};
 use metaroce_cosim::report::Transaction;
 use metaroce_cosim::run::ReplayParts;
-use metaroce_cosim::stimuli;
 
 use super::{block_choice, parse_width, BlockChoice, CnArgs, ParserArgs};
 
@@ -90,9 +90,9 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
         let written = std::mem::take(&mut replayed.transactions).into_iter().try_for_each(&mut sink);
         if let Some(path) = &args.out_pcap {
             let sent = std::mem::take(&mut replayed.sent);
-            let frames: Vec<stimuli::GenFrame> =
-                sent.into_iter().map(|(time_ns, frame)| stimuli::GenFrame::at(time_ns, frame)).collect();
-            stimuli::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
+            let frames: Vec<capture::GenFrame> =
+                sent.into_iter().map(|(time_ns, frame)| capture::GenFrame::at(time_ns, frame)).collect();
+            capture::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
         }
         if let Err(e) = written {
             result = Err(e.into());

@@ -2,10 +2,15 @@
 //! frame is IPv4 without VLAN tags or options, so the fields the switch
 //! reads sit at fixed offsets.
 
+use metaroce_golden::frame::{RoceRepr, UdpFrameRepr, ICRC_LEN, MIN_FRAME_LEN};
 use metaroce_golden::opcode::CNP;
-use metaroce_golden::wire::{Bth, EthernetHeader, Ipv4Header, UdpHeader};
+use metaroce_golden::wire::{
+    ethertype, ip_proto, Bth, BthRepr, EthernetFrame, EthernetRepr, IpRepr, Ipv4Packet, Ipv4Repr, UdpRepr,
+    ROCE_V2_UDP_PORT,
+};
 
-use crate::stimuli::{fix_ipv4_checksum, RoceFrame};
+use crate::addresses::{host_ipv4, host_mac};
+use crate::dice::seq_value;
 
 /// RC SEND opcodes (IBTA table 38): first, middle, last, only.
 const SEND_FIRST: u8 = 0x00;
@@ -17,10 +22,10 @@ const SEND_ONLY: u8 = 0x04;
 pub const WIRE_OVERHEAD: u64 = 24;
 /// The FCS, which a switch stores with the frame.
 const FCS_LEN: u64 = 4;
-const TOS_OFFSET: usize = EthernetHeader::LEN + 1;
-const OPCODE_OFFSET: usize = EthernetHeader::LEN + Ipv4Header::LEN + UdpHeader::LEN;
+const IP_OFFSET: usize = EthernetRepr::LEN;
+const BTH_OFFSET: usize = IP_OFFSET + Ipv4Repr::LEN + UdpRepr::LEN;
 
-/// Host `h`'s number in addresses (`stimuli::host_mac` etc.): 1-based.
+/// Host `h`'s number in addresses (`addresses::host_mac` etc.): 1-based.
 pub fn address_of(host: usize) -> u8 {
     u8::try_from(host + 1).expect("at most 254 hosts")
 }
@@ -46,24 +51,52 @@ impl Packet {
             (false, true) => SEND_LAST,
             (false, false) => SEND_MIDDLE,
         };
-        let mut frame = RoceFrame::new(op, psn);
-        frame.hosts = (address_of(src), address_of(dst));
-        // One UDP source port per flow (RoCE's entropy), ECT(0).
-        frame.udp_sport = 0xC000 | flow as u16;
-        frame.ecn = 2;
-        frame.bth.dest_qp = dest_qp;
-        frame.bth.psn = psn & 0xFF_FFFF;
-        frame.bth.ack_req_byte = u8::from(index + 1 == count) << 7;
-        frame.payload = vec![0; payload as usize];
-        frame.bth.set_pad_cnt(((4 - payload % 4) % 4) as u8);
-        Packet { data: frame.build(), flow: Some(flow), index }
+        let (src, dst) = (address_of(src), address_of(dst));
+        // DSCP, TTL, the IP ident and SE as the regression stimuli draw
+        // them (`stimuli::RoceFrame`), so the simulator's captures keep
+        // their bytes; ECT(0); one UDP source port per flow (RoCE's entropy).
+        let ip = Ipv4Repr {
+            dscp: 26,
+            ecn: 2,
+            ident: (seq_value(psn & 0xFF_FFFF, 7) & 0xFFFF) as u16,
+            dont_frag: true,
+            ttl: 64,
+            protocol: ip_proto::UDP,
+            src_addr: host_ipv4(src),
+            dst_addr: host_ipv4(dst),
+            ..Ipv4Repr::default()
+        };
+        let payload = vec![0; payload as usize];
+        let data = RoceRepr {
+            headers: UdpFrameRepr {
+                ethernet: EthernetRepr { dst_addr: host_mac(dst), src_addr: host_mac(src), ethertype: ethertype::IPV4 },
+                vlans: &[],
+                ip: IpRepr::V4(ip),
+                udp: UdpRepr { src_port: 0xC000 | flow as u16, dst_port: ROCE_V2_UDP_PORT, ..UdpRepr::default() },
+            },
+            bth: BthRepr {
+                opcode: op,
+                se: seq_value(psn, 2) & 1 == 1,
+                mig_req: true,
+                pad_cnt: ((4 - payload.len() % 4) % 4) as u8,
+                pkey: 0xFFFF,
+                dest_qp,
+                ack_req: index + 1 == count,
+                psn: psn & 0xFF_FFFF,
+                ..BthRepr::default()
+            },
+            ext: &[],
+            payload: &payload,
+        }
+        .emit();
+        Packet { data, flow: Some(flow), index }
     }
 
     /// The frame length of a data packet with `payload` bytes: headers
     /// (Ethernet 14, IPv4 20, UDP 8, BTH 12), payload, pad, ICRC 4.
     pub fn frame_len(payload: u32) -> usize {
         let padded = payload.next_multiple_of(4) as usize;
-        (EthernetHeader::LEN + Ipv4Header::LEN + UdpHeader::LEN + Bth::LEN + padded + 4).max(60)
+        (BTH_OFFSET + BthRepr::LEN + padded + ICRC_LEN).max(MIN_FRAME_LEN)
     }
 
     pub fn cnp(data: Vec<u8>) -> Self {
@@ -71,23 +104,24 @@ impl Packet {
     }
 
     pub fn is_cnp(&self) -> bool {
-        self.data.get(OPCODE_OFFSET) == Some(&CNP)
+        Bth::new_checked(self.data.get(BTH_OFFSET..).unwrap_or_default()).is_ok_and(|bth| bth.opcode() == CNP)
     }
 
     /// The destination host, from the MAC.
     pub fn dst_host(&self) -> usize {
-        usize::from(self.data[5]).wrapping_sub(1)
+        usize::from(EthernetFrame::new_unchecked(&self.data).dst_addr()[5]).wrapping_sub(1)
     }
 
     pub fn ecn_capable(&self) -> bool {
-        self.data[TOS_OFFSET] & 3 != 0
+        Ipv4Packet::new_unchecked(&self.data[IP_OFFSET..]).ecn() != 0
     }
 
     /// Sets ECN to CE (the ICRC does not cover the TOS byte; the IPv4
     /// checksum does).
     pub fn mark_ce(&mut self) {
-        self.data[TOS_OFFSET] |= 3;
-        fix_ipv4_checksum(&mut self.data, EthernetHeader::LEN);
+        let mut ip = Ipv4Packet::new_unchecked(&mut self.data[IP_OFFSET..]);
+        ip.set_tos(ip.tos() | 3);
+        ip.fill_checksum();
     }
 
     /// Bytes a switch buffers: the frame and its FCS.

@@ -13,10 +13,11 @@ use metaroce_golden::cc_params::CcMode;
 use serde::Serialize;
 
 use super::nic::RTL_WIDTH;
+use super::outputs::SimRun;
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::plot::{Chart, Series};
-use super::{RtlPlacement, Scenario, SimConfig, SimRun};
-use crate::stimuli::write_capture;
+use super::scenario::{RtlPlacement, Scenario, SimConfig};
+use crate::capture::write_capture;
 
 /// The figures of one run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -316,7 +317,7 @@ pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn
     let mut summaries = Vec::new();
     for &mode in modes {
         let started = Instant::now();
-        let run = super::run(config, mode).map_err(|e| {
+        let run = super::world::run(config, mode).map_err(|e| {
             let mut message = format!("{} ({}): {e}", config.scenario.name(), mode.name());
             if let (Some(host), true) = (e.host, config.rtl != RtlPlacement::Nowhere) {
                 // The golden loop gives that NIC the same input up to here.
@@ -390,7 +391,7 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
             for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
                 let started = Instant::now();
                 let variant = format!("{}-cnp{interval}us", mode.name());
-                let run = super::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
+                let run = super::world::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
                 let mut links = Vec::new();
                 for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
                     let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::packet::Packet;
-use crate::stimuli::Dice;
+use crate::dice::Dice;
 
 /// ECN marking: probability 0 below `kmin` bytes of the egress queue,
 /// rising linearly to `pmax` at `kmax`, 1 above (RED on the instantaneous

@@ -24,7 +24,7 @@ pub fn pcaps() -> PathBuf {
 
 /// Every capture under pcaps/, sorted.
 pub fn captures() -> Vec<PathBuf> {
-    let found = metaroce_cosim::stimuli::find_captures(&[pcaps()]).unwrap();
+    let found = metaroce_cosim::capture::find_captures(&[pcaps()]).unwrap();
     assert!(found.len() > 20, "pcaps/ holds the regression captures; run `metaroce gen`");
     found
 }

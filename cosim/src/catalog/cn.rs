@@ -8,7 +8,11 @@ use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::notify::cnp_frame;
 use metaroce_golden::record::MacAddr;
 
-use crate::stimuli::{host_ipv4, host_ipv6, host_mac, splitmix64, Capture, GenFrame, RoceFrame, START_NS};
+use super::entry::Capture;
+use crate::addresses::{host_ipv4, host_ipv6, host_mac};
+use crate::capture::{GenFrame, START_NS};
+use crate::dice::splitmix64;
+use crate::stimuli::RoceFrame;
 
 const RC_SEND_ONLY: u8 = 0x04;
 const UD_SEND_ONLY: u8 = 0x64;
@@ -113,7 +117,7 @@ fn capture(name: &str, frames: Vec<GenFrame>, nic: NicConfig) -> Capture {
 }
 
 /// Every congestion-notification capture.
-pub fn cn_captures() -> Vec<Capture> {
+pub(super) fn captures() -> Vec<Capture> {
     let (incast_frames, incast_nic) = incast();
     let metaroce_nic = NicConfig { cc: CcParams { mode: CcMode::Metaroce, ..incast_nic.cc }, ..incast_nic.clone() };
     vec![

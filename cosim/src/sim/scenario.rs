@@ -1,0 +1,197 @@
+//! What a run is: the scenario (who sends to whom), the network, and each
+//! host's NIC file (`SPEC.md` §9.1).
+
+use metaroce_golden::cc_params::CcParams;
+use metaroce_golden::cn_event::{NicConfig, QpContext};
+use metaroce_golden::record::MacAddr;
+
+use super::packet;
+use super::switch::RedProfile;
+use crate::addresses::host_mac;
+
+/// QPs start here (0 and 1 are InfiniBand's special QPs).
+pub const QP_BASE: u32 = 16;
+
+/// Host `h`'s QP towards peer `p` among `hosts`: `16 + (p - h) mod hosts`.
+/// A host's QPs differ, and so do the remote QPs in its table, which is
+/// how a sent frame's QP is found from its destination QP (`SPEC.md` §6.1).
+pub fn qp_toward(h: usize, p: usize, hosts: usize) -> u32 {
+    QP_BASE + ((p + hosts - h) % hosts) as u32
+}
+
+/// The peer host `h`'s QP `qp` talks to.
+pub fn peer_of(h: usize, qp: u32, hosts: usize) -> Option<usize> {
+    let offset = qp.checked_sub(QP_BASE)? as usize;
+    (offset > 0 && offset < hosts).then(|| (h + offset) % hosts)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// `senders` hosts each send one message to host 0.
+    Incast { senders: usize },
+    /// Every one of `hosts` hosts sends one message to every other.
+    AllToAll { hosts: usize },
+}
+
+impl Scenario {
+    pub fn hosts(&self) -> usize {
+        match *self {
+            Scenario::Incast { senders } => senders + 1,
+            Scenario::AllToAll { hosts } => hosts,
+        }
+    }
+
+    /// (source, destination) of every flow.
+    pub fn flows(&self) -> Vec<(usize, usize)> {
+        match *self {
+            Scenario::Incast { senders } => (1..=senders).map(|s| (s, 0)).collect(),
+            Scenario::AllToAll { hosts } => {
+                (0..hosts).flat_map(|s| (0..hosts).filter(move |&d| d != s).map(move |d| (s, d))).collect()
+            }
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match *self {
+            Scenario::Incast { senders } => format!("incast {senders}:1"),
+            Scenario::AllToAll { hosts } => format!("all-to-all, {hosts} hosts"),
+        }
+    }
+}
+
+/// Where the Verilated top runs instead of the golden model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RtlPlacement {
+    #[default]
+    Nowhere,
+    Host(usize),
+    Everywhere,
+}
+
+impl RtlPlacement {
+    pub(super) fn covers(&self, host: usize) -> bool {
+        match *self {
+            RtlPlacement::Nowhere => false,
+            RtlPlacement::Host(h) => h == host,
+            RtlPlacement::Everywhere => true,
+        }
+    }
+}
+
+/// One run's configuration.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub scenario: Scenario,
+    pub link_gbps: u32,
+    /// Propagation delay of each link (host to switch), ns.
+    pub link_delay_ns: u64,
+    /// Bytes of each flow's message.
+    pub message_bytes: u64,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Each flow starts at a uniform random time in [0, jitter].
+    pub jitter_ns: u64,
+    pub buffer_bytes: u64,
+    pub red: RedProfile,
+    /// Every NIC's congestion control (its line rate is the link's).
+    pub cc: CcParams,
+    pub rtl: RtlPlacement,
+    pub seed: u64,
+    pub sample_ns: u64,
+    /// The run stops here even if flows are left.
+    pub max_time_ns: u64,
+    /// Keep every NIC's input stream for the captures.
+    pub record_captures: bool,
+}
+
+impl SimConfig {
+    /// Defaults for `scenario` at `link_gbps` (`SPEC.md` §9).
+    pub fn new(scenario: Scenario, link_gbps: u32) -> Self {
+        SimConfig {
+            scenario,
+            link_gbps,
+            link_delay_ns: 1000,
+            message_bytes: 4 << 20,
+            mtu: 4096,
+            jitter_ns: 0,
+            buffer_bytes: 32 << 20,
+            red: RedProfile::for_link(link_gbps),
+            cc: CcParams::default(),
+            rtl: RtlPlacement::Nowhere,
+            seed: 1,
+            sample_ns: 1000,
+            max_time_ns: 100_000_000,
+            record_captures: true,
+        }
+    }
+
+    /// Refuses what the network or the NICs cannot run.
+    pub fn validate(&self) -> Result<(), String> {
+        let hosts = self.scenario.hosts();
+        match self.scenario {
+            Scenario::Incast { senders } if !(2..=64).contains(&senders) => {
+                return Err(format!("incast: {senders} senders; 2 to 64"));
+            }
+            Scenario::AllToAll { hosts } if !(2..=64).contains(&hosts) => {
+                return Err(format!("all-to-all: {hosts} hosts; 2 to 64"));
+            }
+            _ => {}
+        }
+        if let RtlPlacement::Host(h) = self.rtl {
+            if h >= hosts {
+                return Err(format!("--rtl {h}: there are hosts 0 to {}", hosts - 1));
+            }
+        }
+        if !(1..=1600).contains(&self.link_gbps) {
+            return Err(format!("link rate {} Gb/s: 1 to 1600", self.link_gbps));
+        }
+        if !(256..=9000).contains(&self.mtu) {
+            return Err(format!("MTU {} B: 256 to 9000", self.mtu));
+        }
+        if self.message_bytes == 0 {
+            return Err("the message size must be at least 1 byte".into());
+        }
+        if self.sample_ns == 0 {
+            return Err("the sample interval must be at least 1 ns".into());
+        }
+        if self.buffer_bytes < u64::from(self.mtu) + 128 {
+            return Err(format!("a {} B buffer holds no packet", self.buffer_bytes));
+        }
+        if self.red.kmin > self.red.kmax || !(0.0..=1.0).contains(&self.red.pmax) {
+            return Err("ECN marking needs kmin <= kmax and pmax in [0, 1]".into());
+        }
+        Ok(())
+    }
+
+    pub(super) fn packets_per_message(&self) -> u64 {
+        self.message_bytes.div_ceil(u64::from(self.mtu))
+    }
+
+    pub(super) fn payload_of(&self, index: u64) -> u32 {
+        let left = self.message_bytes - index * u64::from(self.mtu);
+        left.min(u64::from(self.mtu)) as u32
+    }
+
+    /// Host `h`'s NIC file: its MAC, a QP per peer it talks to, the cc.
+    pub fn nic_config(&self, host: usize) -> NicConfig {
+        let hosts = self.scenario.hosts();
+        let mut peers: Vec<usize> = self
+            .scenario
+            .flows()
+            .into_iter()
+            .filter_map(|(s, d)| (s == host).then_some(d).or((d == host).then_some(s)))
+            .collect();
+        peers.sort_unstable();
+        peers.dedup();
+        let mut cc = self.cc;
+        cc.line_rate_mbps = self.link_gbps * 1000;
+        NicConfig {
+            local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
+            qps: peers
+                .into_iter()
+                .map(|p| QpContext { local: qp_toward(host, p, hosts), remote: qp_toward(p, host, hosts) })
+                .collect(),
+            cc,
+        }
+    }
+}

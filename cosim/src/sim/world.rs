@@ -1,0 +1,442 @@
+//! The event loop (`SPEC.md` §9.2-9.3): hosts, links and the switch as
+//! discrete events in ps; each NIC stepped at ns ticks.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use metaroce_golden::cc_params::CcMode;
+use metaroce_golden::cn_event::NicConfig;
+use metaroce_golden::pacer::Release;
+
+use super::nic::{Nic, NicOutputs};
+use super::outputs::{Flow, Sample, SimFailure, SimRun};
+use super::packet::{self, Packet};
+use super::scenario::{peer_of, qp_toward, SimConfig};
+use super::switch::{Enqueued, Switch};
+use crate::addresses::host_mac;
+use crate::capture::{GenFrame, START_NS};
+use crate::dice::Dice;
+
+/// The experimental EtherType (IEEE 802 local experimental 1) of the marker
+/// frame that opens every host capture at tick 0.
+const MARKER_ETHERTYPE: u16 = 0x88B5;
+const PS_PER_NS: u64 = 1000;
+/// A drop is known to its sender after three link delays: the next packet
+/// reaches the receiver, whose NAK goes back through the switch (queueing
+/// and serialization left out).
+const NAK_DELAYS: u64 = 3;
+
+#[derive(Debug)]
+enum Event {
+    Post {
+        flow: usize,
+    },
+    /// The receiver's NAK for a dropped packet reaches the sender.
+    Nak {
+        flow: usize,
+        index: u64,
+    },
+    Wake {
+        host: usize,
+        generation: u64,
+    },
+    Released {
+        host: usize,
+        packet: Packet,
+    },
+    HostSent {
+        host: usize,
+    },
+    AtSwitch {
+        packet: Packet,
+    },
+    PortSent {
+        port: usize,
+    },
+    AtHost {
+        host: usize,
+        packet: Packet,
+    },
+    Sample,
+}
+
+struct Host {
+    nic: Nic,
+    /// The wake-up scheduled for the pacer's next busy slot (ps); only the
+    /// `Wake` event of the current generation counts.
+    wake: Option<u64>,
+    generation: u64,
+    /// Per peer: packets handed to the NIC, not yet released.
+    in_pacer: Vec<VecDeque<Packet>>,
+    egress: VecDeque<Packet>,
+    link_busy: bool,
+    /// The NIC's file and its input stream: the host's capture.
+    nic_config: NicConfig,
+    capture: Vec<GenFrame>,
+    releases: Vec<Release>,
+}
+
+struct World {
+    config: SimConfig,
+    now: u64,
+    sequence: u64,
+    queue: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    slots: Vec<Option<Event>>,
+    free: Vec<usize>,
+    hosts: Vec<Host>,
+    flows: Vec<Flow>,
+    /// The flow from host s to host d at `s * hosts + d`.
+    flow_of: Vec<Option<usize>>,
+    switch: Switch,
+    samples: Vec<Sample>,
+    cnps_sent: u64,
+    cnps_received: u64,
+    flows_left: usize,
+    events: u64,
+    /// The host whose NIC step failed.
+    failed_host: Option<usize>,
+}
+
+/// Runs `config` with every NIC in `mode`.
+pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
+    config.validate()?;
+    let mut config = config.clone();
+    config.cc.mode = mode;
+    let host_count = config.scenario.hosts();
+    let mut hosts = Vec::with_capacity(host_count);
+    for h in 0..host_count {
+        let nic_config = config.nic_config(h);
+        let regs = nic_config.cc.registers().map_err(|e| e.to_string())?;
+        let nic = Nic::new(&nic_config, &regs, config.rtl.covers(h))
+            .map_err(|e| SimFailure { host: Some(h), message: format!("host {h}: {e}") })?;
+        let capture = if config.record_captures { vec![marker_frame(h, &config)] } else { Vec::new() };
+        hosts.push(Host {
+            nic,
+            wake: None,
+            generation: 0,
+            in_pacer: vec![VecDeque::new(); host_count],
+            egress: VecDeque::new(),
+            link_busy: false,
+            nic_config,
+            capture,
+            releases: Vec::new(),
+        });
+    }
+    // The jitter's dice apart from the switch's (seeded with the seed itself).
+    let mut dice = Dice(!config.seed);
+    let line_kbps = config.link_gbps * 1_000_000;
+    let flows: Vec<Flow> = config
+        .scenario
+        .flows()
+        .into_iter()
+        .map(|(src, dst)| Flow {
+            src,
+            dst,
+            start_ps: if config.jitter_ns == 0 { 0 } else { dice.next() % (config.jitter_ns + 1) * PS_PER_NS },
+            rate_kbps: line_kbps,
+            ..Flow::default()
+        })
+        .collect();
+    let mut flow_of = vec![None; host_count * host_count];
+    for (i, f) in flows.iter().enumerate() {
+        flow_of[f.src * host_count + f.dst] = Some(i);
+    }
+    let switch = Switch::new(host_count, config.buffer_bytes, config.red, config.seed);
+    let mut world = World {
+        now: 0,
+        sequence: 0,
+        queue: BinaryHeap::new(),
+        slots: Vec::new(),
+        free: Vec::new(),
+        hosts,
+        flows_left: flows.len(),
+        flows,
+        flow_of,
+        switch,
+        samples: Vec::new(),
+        cnps_sent: 0,
+        cnps_received: 0,
+        events: 0,
+        failed_host: None,
+        config,
+    };
+    for flow in 0..world.flows.len() {
+        let start = world.flows[flow].start_ps;
+        world.schedule(start, Event::Post { flow });
+    }
+    world.schedule(0, Event::Sample);
+    world.run().map_err(|message| SimFailure { host: world.failed_host, message })?;
+    let completion_ps = (world.flows_left == 0).then(|| world.flows.iter().filter_map(|f| f.done_ps).max()).flatten();
+    let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
+    Ok(SimRun {
+        mode,
+        peak_buffer: world.switch.peak_used,
+        peak_port,
+        marks: world.switch.marks,
+        drops: world.switch.drops,
+        cnps_sent: world.cnps_sent,
+        cnps_received: world.cnps_received,
+        completion_ps,
+        captures: world
+            .hosts
+            .iter_mut()
+            .map(|h| (std::mem::take(&mut h.nic_config), std::mem::take(&mut h.capture)))
+            .collect(),
+        releases: world.hosts.iter_mut().map(|h| std::mem::take(&mut h.releases)).collect(),
+        events: world.events,
+        flows: world.flows,
+        samples: world.samples,
+        config: world.config,
+    })
+}
+
+/// The frame that opens host `h`'s capture at tick 0, so that a replay's
+/// time base is the simulation's: broadcast, experimental EtherType, the
+/// scenario in words.
+fn marker_frame(host: usize, config: &SimConfig) -> GenFrame {
+    let mut data = vec![0xFF; 6];
+    data.extend(host_mac(packet::address_of(host)));
+    data.extend(MARKER_ETHERTYPE.to_be_bytes());
+    data.extend(format!("metaroce sim: {}, host {host}", config.scenario.name()).bytes());
+    data.resize(data.len().max(60), 0);
+    GenFrame::at(START_NS, data)
+}
+
+impl World {
+    fn schedule(&mut self, at: u64, event: Event) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = Some(event);
+                i
+            }
+            None => {
+                self.slots.push(Some(event));
+                self.slots.len() - 1
+            }
+        };
+        self.queue.push(Reverse((at, self.sequence, slot)));
+        self.sequence += 1;
+    }
+
+    fn run(&mut self) -> Result<(), String> {
+        let limit = self.config.max_time_ns * PS_PER_NS;
+        while let Some(Reverse((at, _, slot))) = self.queue.pop() {
+            if at > limit {
+                break;
+            }
+            self.now = at;
+            self.events += 1;
+            let event = self.slots[slot].take().expect("a scheduled event");
+            self.free.push(slot);
+            match event {
+                Event::Post { flow } => self.post(flow)?,
+                Event::Nak { flow, index } => {
+                    self.flows[flow].resend.push_back(index);
+                    self.post(flow)?;
+                }
+                Event::Wake { host, generation } => {
+                    if self.hosts[host].generation == generation {
+                        self.hosts[host].wake = None;
+                        self.step(host, None)?;
+                    }
+                }
+                Event::Released { host, packet } => {
+                    self.hosts[host].egress.push_back(packet);
+                    self.start_host_link(host);
+                }
+                Event::HostSent { host } => {
+                    self.hosts[host].link_busy = false;
+                    self.start_host_link(host);
+                }
+                Event::AtSwitch { packet } => self.at_switch(packet),
+                Event::PortSent { port } => {
+                    self.switch.done(port);
+                    self.start_port(port);
+                }
+                Event::AtHost { host, packet } => self.at_host(host, packet)?,
+                Event::Sample => {
+                    self.sample();
+                    if self.flows_left > 0 {
+                        self.schedule(self.now + self.config.sample_ns * PS_PER_NS, Event::Sample);
+                    }
+                }
+            }
+        }
+        if self.samples.last().is_none_or(|s| s.time_ns != self.now / PS_PER_NS) {
+            self.sample();
+        }
+        Ok(())
+    }
+
+    /// The host hands `flow`'s next packet (a resend first) to its NIC,
+    /// unless one is already there or nothing is left.
+    fn post(&mut self, flow: usize) -> Result<(), String> {
+        let count = self.config.packets_per_message();
+        let f = &mut self.flows[flow];
+        if f.in_nic {
+            return Ok(());
+        }
+        let index = match f.resend.pop_front() {
+            Some(index) => index,
+            None if f.next_index < count => {
+                f.next_index += 1;
+                f.next_index - 1
+            }
+            None => return Ok(()),
+        };
+        f.in_nic = true;
+        let (src, dst) = (f.src, f.dst);
+        let hosts = self.hosts.len();
+        let packet =
+            Packet::data(flow, src, dst, qp_toward(dst, src, hosts), index, count, self.config.payload_of(index));
+        let data = packet.data.clone();
+        self.hosts[src].in_pacer[dst].push_back(packet);
+        self.step(src, Some((&data, Some(qp_toward(src, dst, hosts)))))
+    }
+
+    /// One NIC step at the current time: a frame in (if any), time moves
+    /// on, and what the NIC made goes out.
+    fn step(&mut self, h: usize, frame: Option<(&[u8], Option<u32>)>) -> Result<(), String> {
+        let tick = self.now / PS_PER_NS;
+        let host = &mut self.hosts[h];
+        let failed = &mut self.failed_host;
+        let mut at = |e: String| {
+            *failed = Some(h);
+            format!("host {h} at {tick} ns: {e}")
+        };
+        if let Some((data, tx_qp)) = frame {
+            host.nic.frame(data, tick, tx_qp).map_err(&mut at)?;
+            if self.config.record_captures {
+                host.capture.push(GenFrame::at(START_NS + tick, data.to_vec()));
+            }
+        }
+        let out = host.nic.advance(tick).map_err(&mut at)?;
+        self.apply(h, out)
+    }
+
+    fn apply(&mut self, h: usize, out: NicOutputs) -> Result<(), String> {
+        for (_, frame) in out.cnps {
+            self.cnps_sent += 1;
+            self.hosts[h].egress.push_back(Packet::cnp(frame));
+        }
+        self.start_host_link(h);
+        for (_, qp, rate) in out.rates {
+            let hosts = self.hosts.len();
+            if let Some(flow) = peer_of(h, qp, hosts).and_then(|p| self.flow_of[h * hosts + p]) {
+                self.flows[flow].rate_kbps = rate;
+            }
+        }
+        for release in out.releases {
+            self.hosts[h].releases.push(release);
+            let peer = peer_of(h, release.qp, self.hosts.len());
+            let Some(queue) = peer.and_then(|p| self.hosts[h].in_pacer.get_mut(p)) else {
+                return Err(format!("host {h}: the pacer released QP {}, which the host never used", release.qp));
+            };
+            let Some(packet) = queue.pop_front() else {
+                return Err(format!("host {h}: the pacer released QP {} with nothing posted", release.qp));
+            };
+            if release.len as usize != packet.data.len() {
+                return Err(format!(
+                    "host {h}: the pacer released {} B on QP {}; the host posted {} B",
+                    release.len,
+                    release.qp,
+                    packet.data.len()
+                ));
+            }
+            if release.dropped {
+                // The pacer was full: the host tries again a little later.
+                let flow = packet.flow.expect("a data packet");
+                self.flows[flow].in_nic = false;
+                self.flows[flow].resend.push_front(packet.index);
+                self.schedule(self.now + self.config.sample_ns * PS_PER_NS, Event::Post { flow });
+                continue;
+            }
+            let at = (release.time * PS_PER_NS).max(self.now);
+            self.schedule(at, Event::Released { host: h, packet });
+        }
+        let host = &mut self.hosts[h];
+        let wake = out.next_busy.map(|tick| (tick * PS_PER_NS).max(self.now));
+        if wake != host.wake {
+            host.generation += 1;
+            host.wake = wake;
+            if let Some(at) = wake {
+                let generation = host.generation;
+                self.schedule(at, Event::Wake { host: h, generation });
+            }
+        }
+        Ok(())
+    }
+
+    fn start_host_link(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        if host.link_busy {
+            return;
+        }
+        let Some(packet) = host.egress.pop_front() else { return };
+        host.link_busy = true;
+        let end = self.now + packet.wire_ps(self.config.link_gbps);
+        if let Some(flow) = packet.flow {
+            self.flows[flow].in_nic = false;
+            self.schedule(self.now, Event::Post { flow });
+        }
+        self.schedule(end, Event::HostSent { host: h });
+        self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtSwitch { packet });
+    }
+
+    fn at_switch(&mut self, packet: Packet) {
+        let port = packet.dst_host();
+        let (flow, index) = (packet.flow, packet.index);
+        if self.switch.enqueue(port, packet) == Enqueued::Dropped {
+            if let Some(flow) = flow {
+                self.flows[flow].lost_packets += 1;
+                let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
+                self.schedule(nak, Event::Nak { flow, index });
+            }
+            return;
+        }
+        self.start_port(port);
+    }
+
+    fn start_port(&mut self, port: usize) {
+        let Some(packet) = self.switch.start(port) else { return };
+        let end = self.now + packet.wire_ps(self.config.link_gbps);
+        self.schedule(end, Event::PortSent { port });
+        self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+    }
+
+    fn at_host(&mut self, h: usize, packet: Packet) -> Result<(), String> {
+        match packet.flow {
+            Some(flow) => {
+                let f = &mut self.flows[flow];
+                f.delivered_packets += 1;
+                f.delivered_bytes += packet.data.len() as u64;
+                self.check_done(flow);
+            }
+            None => self.cnps_received += 1,
+        }
+        self.step(h, Some((&packet.data, None)))
+    }
+
+    fn check_done(&mut self, flow: usize) {
+        let count = self.config.packets_per_message();
+        let f = &mut self.flows[flow];
+        if f.done_ps.is_none() && f.delivered_packets == count {
+            f.done_ps = Some(self.now);
+            self.flows_left -= 1;
+        }
+    }
+
+    fn sample(&mut self) {
+        let ports = self.hosts.len();
+        self.samples.push(Sample {
+            time_ns: self.now / PS_PER_NS,
+            rate_kbps: self.flows.iter().map(|f| f.rate_kbps).collect(),
+            delivered_bytes: self.flows.iter().map(|f| f.delivered_bytes).collect(),
+            port_depth: (0..ports).map(|p| self.switch.depth(p)).collect(),
+            buffer_used: self.switch.used,
+            marks: self.switch.marks,
+            drops: self.switch.drops,
+            cnps: self.cnps_sent,
+        });
+    }
+}

@@ -1,0 +1,207 @@
+//! The InfiniBand transport headers RoCEv2 carries over UDP: the BTH, the
+//! extension headers (IBTA vol. 1, 9.2-9.3; `../shared/REFERENCE.md`) and
+//! the reserved bytes of a CNP (RoCEv2 annex A17), where MetaRoCE puts the
+//! CE extent (`SPEC.md` §6.3).
+
+use super::field::{header_view, plain_header};
+use crate::cn_event::METAROCE_CNP_TAG;
+use crate::opcode::{
+    AETH_LEN, ATOMIC_ACK_ETH_LEN, ATOMIC_ETH_LEN, CNP_RESERVED_LEN, DETH_LEN, IETH_LEN, IMM_LEN, RETH_LEN,
+};
+
+/// Offset of the FECN/BECN byte in the BTH, which the ICRC treats as all ones.
+pub const BTH_FECN_BECN_OFFSET: usize = 4;
+
+header_view!(
+    /// The Base Transport Header.
+    Bth, 12, {
+        opcode, set_opcode: u8 = u8_at, set_u8 @ 0;
+        /// SE (7), MigReq (6), PadCnt (5:4), TVer (3:0).
+        flags, set_flags: u8 = u8_at, set_u8 @ 1;
+        pkey, set_pkey: u16 = u16_at, set_u16 @ 2;
+        /// FECN (7), BECN (6), reserved (5:0).
+        fecn_becn, set_fecn_becn: u8 = u8_at, set_u8 @ 4;
+        dest_qp, set_dest_qp: u32 = u24_at, set_u24 @ 5;
+        /// AckReq (7), reserved (6:0).
+        ack_req_byte, set_ack_req_byte: u8 = u8_at, set_u8 @ 8;
+        psn, set_psn: u32 = u24_at, set_u24 @ 9;
+    }
+);
+
+impl<T: AsRef<[u8]>> Bth<T> {
+    pub fn se(&self) -> bool {
+        self.flags() & 0x80 != 0
+    }
+    pub fn mig_req(&self) -> bool {
+        self.flags() & 0x40 != 0
+    }
+    pub fn pad_cnt(&self) -> u8 {
+        self.flags() >> 4 & 3
+    }
+    pub fn tver(&self) -> u8 {
+        self.flags() & 0x0F
+    }
+    pub fn fecn(&self) -> bool {
+        self.fecn_becn() & 0x80 != 0
+    }
+    pub fn becn(&self) -> bool {
+        self.fecn_becn() & 0x40 != 0
+    }
+    pub fn ack_req(&self) -> bool {
+        self.ack_req_byte() & 0x80 != 0
+    }
+}
+
+/// A BTH as values; reserved bits are emitted as zeros.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BthRepr {
+    pub opcode: u8,
+    pub se: bool,
+    pub mig_req: bool,
+    pub pad_cnt: u8,
+    pub tver: u8,
+    pub pkey: u16,
+    pub fecn: bool,
+    pub becn: bool,
+    pub dest_qp: u32,
+    pub ack_req: bool,
+    pub psn: u32,
+}
+
+impl BthRepr {
+    pub const LEN: usize = 12;
+
+    pub fn parse<T: AsRef<[u8]>>(bth: &Bth<T>) -> Self {
+        BthRepr {
+            opcode: bth.opcode(),
+            se: bth.se(),
+            mig_req: bth.mig_req(),
+            pad_cnt: bth.pad_cnt(),
+            tver: bth.tver(),
+            pkey: bth.pkey(),
+            fecn: bth.fecn(),
+            becn: bth.becn(),
+            dest_qp: bth.dest_qp(),
+            ack_req: bth.ack_req(),
+            psn: bth.psn(),
+        }
+    }
+
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, bth: &mut Bth<T>) {
+        bth.set_opcode(self.opcode);
+        let flags = u8::from(self.se) << 7 | u8::from(self.mig_req) << 6 | (self.pad_cnt & 3) << 4 | (self.tver & 0x0F);
+        bth.set_flags(flags);
+        bth.set_pkey(self.pkey);
+        bth.set_fecn_becn(u8::from(self.fecn) << 7 | u8::from(self.becn) << 6);
+        bth.set_dest_qp(self.dest_qp);
+        bth.set_ack_req_byte(u8::from(self.ack_req) << 7);
+        bth.set_psn(self.psn);
+    }
+
+    /// The header's bytes.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0u8; Self::LEN];
+        self.emit(&mut Bth::new_unchecked(&mut bytes[..]));
+        bytes
+    }
+}
+
+plain_header!(
+    /// RDMA Extended Transport Header.
+    Reth / RethRepr, RETH_LEN, {
+        va, set_va: u64 = u64_at, set_u64 @ 0;
+        rkey, set_rkey: u32 = u32_at, set_u32 @ 8;
+        dma_len, set_dma_len: u32 = u32_at, set_u32 @ 12;
+    }
+);
+
+plain_header!(
+    /// Atomic Extended Transport Header.
+    AtomicEth / AtomicEthRepr, ATOMIC_ETH_LEN, {
+        va, set_va: u64 = u64_at, set_u64 @ 0;
+        rkey, set_rkey: u32 = u32_at, set_u32 @ 8;
+        swap_add, set_swap_add: u64 = u64_at, set_u64 @ 12;
+        compare, set_compare: u64 = u64_at, set_u64 @ 20;
+    }
+);
+
+plain_header!(
+    /// ACK Extended Transport Header.
+    Aeth / AethRepr, AETH_LEN, {
+        syndrome, set_syndrome: u8 = u8_at, set_u8 @ 0;
+        msn, set_msn: u32 = u24_at, set_u24 @ 1;
+    }
+);
+
+plain_header!(
+    /// Atomic ACK Extended Transport Header.
+    AtomicAckEth / AtomicAckEthRepr, ATOMIC_ACK_ETH_LEN, {
+        orig, set_orig: u64 = u64_at, set_u64 @ 0;
+    }
+);
+
+plain_header!(
+    /// Datagram Extended Transport Header.
+    Deth / DethRepr, DETH_LEN, {
+        qkey, set_qkey: u32 = u32_at, set_u32 @ 0;
+        reserved, set_reserved: u8 = u8_at, set_u8 @ 4;
+        src_qp, set_src_qp: u32 = u24_at, set_u24 @ 5;
+    }
+);
+
+plain_header!(
+    /// Immediate data.
+    ImmDt / ImmDtRepr, IMM_LEN, {
+        data, set_data: u32 = u32_at, set_u32 @ 0;
+    }
+);
+
+plain_header!(
+    /// Invalidate Extended Transport Header.
+    Ieth / IethRepr, IETH_LEN, {
+        rkey, set_rkey: u32 = u32_at, set_u32 @ 0;
+    }
+);
+
+header_view!(
+    /// The 16 reserved bytes after a CNP's BTH. A MetaRoCE CNP starts them
+    /// with its tag and the CE extent (Q1.15).
+    CnpPayload, CNP_RESERVED_LEN, {
+        tag, set_tag: [u8; 2] = bytes_at, set_bytes @ 0;
+        extent, set_extent: u16 = u16_at, set_u16 @ 2;
+    }
+);
+
+impl<T: AsRef<[u8]>> CnpPayload<T> {
+    /// The CE extent, when the tag says the bytes carry one.
+    pub fn metaroce_extent(&self) -> Option<u16> {
+        (self.tag() == METAROCE_CNP_TAG).then(|| self.extent())
+    }
+}
+
+/// A CNP's reserved bytes as values: zeros, or the MetaRoCE tag and extent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CnpRepr {
+    pub extent: Option<u16>,
+}
+
+impl CnpRepr {
+    pub const LEN: usize = CNP_RESERVED_LEN;
+
+    pub fn parse<T: AsRef<[u8]>>(payload: &CnpPayload<T>) -> Self {
+        CnpRepr { extent: payload.metaroce_extent() }
+    }
+
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, payload: &mut CnpPayload<T>) {
+        let (tag, extent) = self.extent.map_or(([0; 2], 0), |e| (METAROCE_CNP_TAG, e));
+        payload.set_tag(tag);
+        payload.set_extent(extent);
+    }
+
+    /// The 16 bytes (the ones after the extent are zero).
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0u8; Self::LEN];
+        self.emit(&mut CnpPayload::new_unchecked(&mut bytes[..]));
+        bytes
+    }
+}
