@@ -123,21 +123,12 @@ impl NicGaps {
                 self.local_mac.as_deref().unwrap_or_default()
             ));
         }
-        let ce = &self.ce_unknown_qp;
-        if ce.frames > 0 {
-            parts.push(format!(
-                "{} CE-marked frame(s) to local QP(s) {} not in the NIC's QP table get no CNP",
-                ce.frames,
-                ce.list()
-            ));
-        }
-        let sent = &self.sent_unknown_qp;
-        if sent.frames > 0 {
-            parts.push(format!(
-                "{} sent frame(s) to remote QP(s) {} not in the NIC's QP table are not counted",
-                sent.frames,
-                sent.list()
-            ));
+        let unknown = [
+            (&self.ce_unknown_qp, "CE-marked frame(s) to local", "get no CNP"),
+            (&self.sent_unknown_qp, "sent frame(s) to remote", "are not counted"),
+        ];
+        for (qps, what, outcome) in unknown.into_iter().filter(|(qps, ..)| qps.frames > 0) {
+            parts.push(format!("{} {what} QP(s) {} not in the NIC's QP table {outcome}", qps.frames, qps.list()));
         }
         if parts.is_empty() {
             return None;

@@ -240,6 +240,9 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
         };
         qps.push(QpDraft { local, remote, comment: why });
     }
+    if locals.is_empty() {
+        comment.push(format!("No RoCE frame is to {}: no local QP to list.", MacAddr(mac)));
+    }
     if !beyond.is_empty() {
         comment
             .push(format!("Local QP(s) {} left out: the block has QPs 0..{DEFAULT_QP_COUNT} only.", beyond.join(", ")));
