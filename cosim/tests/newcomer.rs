@@ -134,3 +134,12 @@ fn nic_init_names_a_missing_or_broken_capture() {
     assert!(said.contains(arg(&broken)) && said.contains("frame 1200"), "{said}");
     assert!(!said.contains("panicked"), "{said}");
 }
+
+#[test]
+fn a_local_mac_no_frame_carries_is_said() {
+    let capture = scratch("incast4-stray-mac.pcap");
+    incast_capture(&capture);
+    let (ok, stdout, stderr) = run(&["replay", arg(&capture), "--block", "cn", "--local-mac", "02:00:00:00:00:09"]);
+    assert!(ok && stdout.is_empty(), "{stdout}{stderr}");
+    assert!(stderr.contains("none of its 1200 RoCE frame(s) is to or from local_mac 02:00:00:00:00:09"), "{stderr}");
+}
