@@ -25,6 +25,11 @@ fn sender_qp(h: u8) -> u32 {
 
 /// Four senders' WRITEs (every third CE-marked) and the receiver's ACKs.
 fn incast_capture(path: &Path) {
+    write_incast(path, true);
+}
+
+/// The WRITEs, and the ACKs when `acks`.
+fn write_incast(path: &Path, acks: bool) {
     let mut frames = Vec::new();
     let mut time = 1_700_000_000_000_000_000u64;
     for n in 0..150u32 {
@@ -37,6 +42,9 @@ fn incast_capture(path: &Path) {
             write.ecn = if (n + u32::from(h)) % 3 == 0 { 3 } else { 2 };
             frames.push(GenFrame::at(time, write.build()));
             time += 700;
+            if !acks {
+                continue;
+            }
             let mut ack = RoceFrame::new(RC_ACK, psn);
             ack.hosts = (RECEIVER, h);
             ack.bth.dest_qp = sender_qp(h);
@@ -142,4 +150,24 @@ fn a_local_mac_no_frame_carries_is_said() {
     let (ok, stdout, stderr) = run(&["replay", arg(&capture), "--block", "cn", "--local-mac", "02:00:00:00:00:09"]);
     assert!(ok && stdout.is_empty(), "{stdout}{stderr}");
     assert!(stderr.contains("none of its 1200 RoCE frame(s) is to or from local_mac 02:00:00:00:00:09"), "{stderr}");
+}
+
+#[test]
+fn without_the_other_direction_nic_init_writes_placeholders_that_still_give_cnps() {
+    let capture = scratch("incast4-no-acks.pcap");
+    write_incast(&capture, false);
+    let nic = capture.with_extension("nic.json");
+    let (ok, stdout, stderr) = run(&["nic", "init", arg(&capture), "-o", arg(&nic)]);
+    assert!(ok && stdout.contains("4 QP context(s), 4 with a placeholder remote QP"), "{stdout}{stderr}");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&nic).unwrap()).unwrap();
+    for qp in file["qps"].as_array().unwrap() {
+        assert_eq!(qp["remote"], 0xFF_FFFF);
+        assert!(qp["comment"].as_str().unwrap().contains("PLACEHOLDER"), "{qp}");
+    }
+    let json = scratch("incast4-no-acks.json");
+    let (ok, stdout, stderr) =
+        run(&["cosim", arg(&capture), "--width", "64", "--seed", "3", "--block", "cn", "--json", arg(&json)]);
+    assert!(ok && !stdout.contains("warning"), "{stdout}{stderr}");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(summary["runs"][0]["cn"]["cnps"].as_u64().unwrap() > 0, "{stdout}");
 }
