@@ -3,8 +3,9 @@
 //! frames (or the one given); every local QP that receives is listed; its
 //! remote QP comes from the reverse direction where the capture shows it
 //! (the DETH source QP, or an ACK, atomic ACK or READ response whose PSN
-//! answers a request), else from the only QP the other way between the two
-//! addresses, else it is [`REMOTE_QP_PLACEHOLDER`]. The `cc` section holds
+//! answers a request), else it is [`REMOTE_QP_PLACEHOLDER`]. What it cannot
+//! tell (the local QP of sent frames without responses) it says in
+//! `comment`. The `cc` section holds
 //! every parameter's default and, in `comment`, where each comes from.
 
 use std::collections::{BTreeMap, HashMap};
@@ -163,7 +164,7 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
         None => (
             most_common_destination(&seen)
                 .ok_or_else(|| format!("{}: no RoCE frame, so no local MAC or QP to find", capture.display()))?,
-            "the most common destination of its RoCE frames",
+            "the most common destination of its RoCE frames (for a capture taken at a sender, give --local-mac)",
         ),
     };
     let received = |s: &Seen| s.eth_dst == mac;
@@ -194,27 +195,6 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
             evidence.vote(request_qp, s.dest_qp, response_kind(s.opcode));
         }
     }
-    // The QPs each way between two addresses, for the last resort.
-    let mut to_us: BTreeMap<(Option<IpAddr>, Option<IpAddr>), Vec<u32>> = BTreeMap::new();
-    let mut from_us: BTreeMap<(Option<IpAddr>, Option<IpAddr>), Vec<u32>> = BTreeMap::new();
-    for s in seen.iter().filter(|s| s.opcode != CNP) {
-        let (map, key) = match (received(s), sent(s)) {
-            (true, _) => (&mut to_us, (s.ip_dst, s.ip_src)),
-            (false, true) => (&mut from_us, (s.ip_src, s.ip_dst)),
-            _ => continue,
-        };
-        let qps = map.entry(key).or_default();
-        if !qps.contains(&s.dest_qp) {
-            qps.push(s.dest_qp);
-        }
-    }
-    let only_pair = |local: u32| {
-        let mut pairs = to_us.iter().filter(|(_, qps)| qps.contains(&local));
-        let (key, qps) = pairs.next()?;
-        let remote = from_us.get(key)?;
-        (pairs.next().is_none() && qps.len() == 1 && remote.len() == 1).then_some(remote[0])
-    };
-
     let mut qps = Vec::new();
     let mut comment = vec![
         format!("Written by `metaroce nic init {}` (SPEC.md 6.1).", capture.display()),
@@ -228,19 +208,16 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
             beyond.push(local.to_string());
             continue;
         }
-        let (remote, why) = match (evidence.best(local), only_pair(local)) {
-            (Some((remote, n, source)), _) => (remote, format!("{frames} frame(s) received; remote from {n} {source}")),
-            (None, Some(remote)) => {
-                (remote, format!("{frames} frame(s) received; remote: the only QP each way between the two addresses"))
-            }
-            (None, None) => (
+        let (remote, why) = match evidence.best(local) {
+            Some((remote, n, source)) => (remote, format!("{frames} frame(s) received; remote from {n} {source}")),
+            None => (
                 REMOTE_QP_PLACEHOLDER,
                 format!("{frames} frame(s) received; PLACEHOLDER remote: no frame the other way shows it"),
             ),
         };
         qps.push(QpDraft { local, remote, comment: why });
     }
-    if locals.is_empty() {
+    if !seen.iter().any(received) {
         comment.push(format!("No RoCE frame is to {}: no local QP to list.", MacAddr(mac)));
     }
     if !beyond.is_empty() {
@@ -258,6 +235,19 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
         comment.push(format!(
             "Sent frames go to remote QP(s) {} whose local QP the capture does not show: add {{\"local\": L, \"remote\": R}} for each, or the reaction point does not count them.",
             orphans.join(", ")
+        ));
+    }
+    let mut cnp_locals: Vec<String> = Vec::new();
+    for s in seen.iter().filter(|s| received(s) && s.opcode == CNP) {
+        let name = s.dest_qp.to_string();
+        if !locals.contains_key(&s.dest_qp) && !cnp_locals.contains(&name) {
+            cnp_locals.push(name);
+        }
+    }
+    if !cnp_locals.is_empty() {
+        comment.push(format!(
+            "Local QP(s) {} receive CNPs: each is the local QP of a remote QP above that this NIC sends to.",
+            cnp_locals.join(", ")
         ));
     }
     let params = CcParams::default();
