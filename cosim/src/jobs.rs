@@ -13,6 +13,7 @@ use metaroce_golden::ParserConfig;
 use crate::coverage::{export_rtl_coverage, RtlCoverage};
 use crate::harness::{CosimOptions, Ending, FrameRange};
 use crate::nic::{CnOverrides, CnSetup};
+use crate::nic_gaps::NicGaps;
 use crate::rtl::{Handshake, Model, ModelKind};
 use crate::run::{with_wave, Block, CaptureRun};
 use crate::wave::WaveFormat;
@@ -130,6 +131,7 @@ pub fn run_jobs(
     let (done_tx, done_rx) = mpsc::channel::<(usize, CaptureRun)>();
     let mut finished: Vec<Option<CaptureRun>> = (0..jobs.len()).map(|_| None).collect();
     let mut printed = 0;
+    let mut warned: Vec<PathBuf> = Vec::new();
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..threads.min(jobs.len()) {
             let done_tx = done_tx.clone();
@@ -149,6 +151,14 @@ pub fn run_jobs(
             finished[i] = Some(run);
             while let Some(Some(run)) = finished.get(printed) {
                 bar.suspend(|| print_run(run, out))?;
+                // Once per capture: its runs are consecutive.
+                let first_of_capture = warned.last() != Some(&run.capture);
+                if let Some(warning) = run.nic_gaps.as_ref().and_then(|g| g.warning(&run.capture)) {
+                    if first_of_capture {
+                        bar.suspend(|| writeln!(out, "  {warning}"))?;
+                        warned.push(run.capture.clone());
+                    }
+                }
                 printed += 1;
             }
         }
@@ -161,9 +171,14 @@ pub fn run_jobs(
 /// A run's PASS/FAIL line, then its report.
 pub fn print_run(run: &CaptureRun, out: &mut dyn Write) -> io::Result<()> {
     let tag = if run.passed() { "PASS" } else { "FAIL" };
+    let unanswered = run.nic_gaps.as_ref().map_or(0, NicGaps::ignored_frames);
+    let unanswered = match unanswered {
+        0 => String::new(),
+        n => format!(", {n} frame(s) unanswered by the NIC setup"),
+    };
     writeln!(
         out,
-        "{tag}  {}  w{}  {:<6}  {}, {} cycles",
+        "{tag}  {}  w{}  {:<6}  {}, {} cycles{unanswered}",
         run.capture.display(),
         run.model.width,
         run.block,

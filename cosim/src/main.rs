@@ -35,6 +35,10 @@ enum Command {
     Sim(cli::sim::Args),
     /// Write the regression captures (deterministic).
     Gen(cli::gen::Args),
+    /// NIC files: `nic init CAPTURE` writes a starting one for a capture.
+    Nic(cli::nic::Args),
+    /// Reports: `report merge` joins the JSON summaries of `cosim --shard K/N` runs.
+    Report(cli::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => cli::bench::exec(args, &mut out),
         Command::Sim(args) => cli::sim::exec(args, &mut out),
         Command::Gen(args) => cli::gen::exec(args, &mut out),
+        Command::Nic(args) => cli::nic::exec(args, &mut out),
+        Command::Report(args) => cli::report::exec(args, &mut out),
     };
     let flushed = out.flush();
     match result.and_then(|code| flushed.map(|()| code).map_err(Into::into)) {

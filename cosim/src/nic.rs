@@ -23,12 +23,38 @@ pub struct NicFile {
 }
 
 impl NicFile {
-    /// Reads and parses `path`; errors name the file.
+    /// Reads and parses `path`; errors name the file. A `comment` field at
+    /// the top, in `cc` or in a QP context is skipped (`metaroce nic init`
+    /// writes them).
     pub fn read(path: &Path) -> Result<Self, String> {
+        let named = |e: serde_json::Error| format!("{}: {e}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let config = serde_json::from_str::<NicConfig>(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut value = serde_json::from_str::<serde_json::Value>(&text).ok();
+        let config = match value.as_mut().is_some_and(strip_comments) {
+            true => serde_json::from_value(value.unwrap_or_default()).map_err(named)?,
+            // Without comments, parse the text itself: its errors say where.
+            false => serde_json::from_str::<NicConfig>(&text).map_err(named)?,
+        };
         Ok(NicFile { path: path.to_path_buf(), config })
     }
+}
+
+/// Removes the `comment` fields a NIC file may carry; whether there were any.
+fn strip_comments(value: &mut serde_json::Value) -> bool {
+    let mut any = false;
+    let mut strip = |v: &mut serde_json::Value| {
+        if let Some(object) = v.as_object_mut() {
+            any |= object.remove("comment").is_some();
+        }
+    };
+    strip(value);
+    if let Some(cc) = value.get_mut("cc") {
+        strip(cc);
+    }
+    if let Some(qps) = value.get_mut("qps").and_then(|q| q.as_array_mut()) {
+        qps.iter_mut().for_each(strip);
+    }
+    any
 }
 
 /// One `--cc-param NAME=VALUE`, checked against the parameter's range when

@@ -13,6 +13,7 @@ use crate::blocks::top::{release_replay, rtl_releases, GoldenTop};
 use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::harness::{fill_batch, FrameRange};
 use crate::nic::CnSetup;
+use crate::nic_gaps::NicGaps;
 use crate::report::{Record, Transaction};
 use crate::rtl::{Handshake, Model as RtlModel, RtlParser, RtlParserRecord, STALL_CYCLES};
 use crate::run::ReplayParts;
@@ -72,6 +73,8 @@ pub struct Replayed {
     /// What the NIC transmits: the CNPs at their emit times and the sent
     /// frames at their release times (ns since the epoch), in time order.
     pub sent: Vec<(u64, Vec<u8>)>,
+    /// What the NIC setup left unanswered (with the CN block or pipeline).
+    pub gaps: Option<NicGaps>,
 }
 
 /// The golden side of one pass: what the CN block and the pipeline need.
@@ -79,24 +82,34 @@ struct GoldenPass<'a> {
     setup: &'a CnSetup,
     cn: Option<CnStimulus>,
     top: Option<Result<GoldenTop, String>>,
+    gaps: NicGaps,
 }
 
 impl GoldenPass<'_> {
     fn frame(&mut self, frame: &Frame, record: Option<&ParseRecord>, parser: &ParserConfig) {
+        let parsed;
+        let record = match record {
+            Some(record) => record,
+            None => {
+                parsed = parse_frame(&frame.data, frame.mac_error, parser);
+                &parsed
+            }
+        };
+        self.gaps.add(record, self.setup);
         let event = match &mut self.top {
             Some(Ok(top)) => Some(top.frame(frame)),
             _ => None,
         };
         let Some(cn) = &mut self.cn else { return };
-        match (event, record) {
-            (Some(event), _) => cn.add(frame, |_| event),
-            (None, Some(record)) => cn.add_parsed(frame, record, self.setup),
-            (None, None) => cn.add_parsed(frame, &parse_frame(&frame.data, frame.mac_error, parser), self.setup),
+        match event {
+            Some(event) => cn.add(frame, |_| event),
+            None => cn.add_parsed(frame, record, self.setup),
         }
     }
 
     /// The CN block's and the pipeline's transactions from `model`.
     fn finish(self, model: Model, replayed: &mut Replayed) -> Result<(), String> {
+        replayed.gaps = Some(self.gaps);
         if let Some(stimulus) = &self.cn {
             let outputs = match model.rtl_width() {
                 None => golden_outputs(self.setup, stimulus),
@@ -144,6 +157,7 @@ pub fn replay_blocks(
         setup,
         cn: parts.cn.then(CnStimulus::default),
         top: parts.pacer.then(|| GoldenTop::new(setup, parser)),
+        gaps: NicGaps::new(setup),
     });
     let mut rtl = match model.rtl_width().filter(|_| parts.parser) {
         Some(width) => {

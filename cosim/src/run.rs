@@ -12,6 +12,7 @@ use crate::capture::CaptureError;
 use crate::coverage::FunctionalCoverage;
 use crate::harness::{CosimOptions, Ending, Phases, WaveWindow};
 use crate::nic::CnSetup;
+use crate::nic_gaps::NicGaps;
 use crate::wave::{fst_to_vcd, WaveFormat};
 
 /// A block of the pipeline as the harness runs it. One implementation per
@@ -121,6 +122,8 @@ pub struct CaptureRun {
     pub phases: Phases,
     /// Events and outputs of a congestion-notification, pacer or top run.
     pub cn: Option<RunCounts>,
+    /// What the NIC setup left unanswered, for a block that uses it.
+    pub nic_gaps: Option<NicGaps>,
 }
 
 /// Counts of a CN, pacer or top run, for the summary.
@@ -156,6 +159,7 @@ impl CaptureRun {
             wave: None,
             phases: Phases::default(),
             cn: None,
+            nic_gaps: None,
         }
     }
 

@@ -17,6 +17,7 @@ use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::compare::{drive, BatchModel, StreamComparator};
 use crate::harness::{CosimOptions, Ending, FrameSource};
 use crate::nic::CnSetup;
+use crate::nic_gaps::NicGaps;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::{Handshake, Model};
 use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
@@ -94,6 +95,8 @@ pub struct CnStimulus {
     pub frame_ticks: Vec<u64>,
     /// The capture broke here; the frames before it are in.
     pub error: Option<CaptureError>,
+    /// What the NIC setup leaves unanswered (frames added parsed).
+    pub gaps: Option<NicGaps>,
 }
 
 impl CnStimulus {
@@ -110,6 +113,7 @@ impl CnStimulus {
 
     /// One more frame, parsed and classified.
     pub fn add_parsed(&mut self, frame: &Frame, record: &ParseRecord, setup: &CnSetup) {
+        self.gaps.get_or_insert_with(|| NicGaps::new(setup)).add(record, setup);
         self.add(frame, |tick| classify(record, tick, setup.local_mac, &setup.nic));
     }
 
@@ -262,6 +266,7 @@ pub fn cosim_cn_stimulus(
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
     run.cn = Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0));
+    run.nic_gaps = stimulus.gaps.clone();
     let repro = cn_repro(capture, options, setup, &Cn);
     let expected = golden_cn_streams(&stimulus.time, &golden);
     let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), CN_STREAMS, expected);

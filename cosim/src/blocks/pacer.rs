@@ -96,6 +96,7 @@ pub fn cosim_pacer_capture(capture: &Path, options: &CosimOptions, setup: &CnSet
         error: stimulus.error,
     };
     let mut run = cosim_pacer_stimulus(capture, commands, options, setup, &setup.regs);
+    run.nic_gaps = stimulus.gaps;
     run.elapsed = started.elapsed();
     run
 }

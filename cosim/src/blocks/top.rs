@@ -10,7 +10,7 @@ use metaroce_golden::cn::TimeBase;
 use metaroce_golden::cn_event::CnEvent;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
-use metaroce_golden::ParserConfig;
+use metaroce_golden::{parse_frame, ParserConfig};
 
 use crate::blocks::cn::{check_cn, cn_repro, frame_at, golden_cn_streams, GoldenCn};
 use crate::blocks::pacer::{check_releases, release_transaction};
@@ -18,6 +18,7 @@ use crate::capture::{CaptureError, CaptureReader, Frame};
 use crate::compare::{drive, BatchModel, StreamComparator};
 use crate::harness::{CosimOptions, Ending, FrameSource};
 use crate::nic::CnSetup;
+use crate::nic_gaps::NicGaps;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::Handshake;
 use crate::rtl_cn::CN_STALL_CYCLES;
@@ -89,6 +90,8 @@ pub struct TopStimulus {
     pub releases: Vec<(u64, Release)>,
     pub events: usize,
     pub error: Option<CaptureError>,
+    /// What the NIC setup leaves unanswered (counted by `golden_top`).
+    pub gaps: Option<NicGaps>,
 }
 
 /// The golden pipeline fed one frame at a time, its outputs collected.
@@ -129,10 +132,14 @@ impl GoldenTop {
 /// Reads every frame and runs the golden pipeline over them.
 pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &ParserConfig) -> Result<TopStimulus, String> {
     let mut golden = GoldenTop::new(setup, parser)?;
+    let mut gaps = NicGaps::new(setup);
     let mut frame = Frame::default();
     loop {
         match source.read_next(&mut frame) {
-            Ok(true) => golden.frame(&frame),
+            Ok(true) => {
+                gaps.add(&parse_frame(&frame.data, frame.mac_error, parser), setup);
+                golden.frame(&frame)
+            }
             Ok(false) => break,
             Err(e) => {
                 golden.stimulus.error = Some(e);
@@ -140,7 +147,9 @@ pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Parser
             }
         };
     }
-    Ok(golden.finish())
+    let mut top = golden.finish();
+    top.gaps = Some(gaps);
+    Ok(top)
 }
 
 fn collect(top: &mut TopStimulus, out: &mut PipelineOutputs, frame: u64) {
@@ -169,6 +178,7 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     let clock = Instant::now();
     run.frames_read = top.frames.len() as u64;
     run.cn = Some(RunCounts::new(top.events, top.cnps.len(), top.rates.len(), top.releases.len()));
+    run.nic_gaps = top.gaps.clone();
     let golden = GoldenCn { cnps: top.cnps.clone(), rates: top.rates.clone() };
     let mut expected = golden_cn_streams(&top.time, &golden);
     expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());

@@ -14,7 +14,8 @@ use metaroce_cosim::harness::FrameRange;
 use metaroce_cosim::jobs::{run_jobs, write_rtl_coverage, Plan, WaveSpec};
 use metaroce_cosim::nic::CnOverrides;
 use metaroce_cosim::rtl::Handshake;
-use metaroce_cosim::summary::{junit_xml, CosimSummary};
+use metaroce_cosim::shards::{corpus_hash, tree_identity};
+use metaroce_cosim::summary::{junit_xml, CosimSummary, RegressionId, Shard};
 use metaroce_cosim::wave::WaveFormat;
 
 use super::{block_choice, parse_u64, parse_width_choice, random_seed, BlockChoice, CnArgs, ParserArgs, WidthChoice};
@@ -75,6 +76,28 @@ pub struct Args {
     cn: CnArgs,
 }
 
+/// What makes this run's JSON summary a shard of one regression: the
+/// seed, the tree, and every capture with the options all runs share.
+fn regression_id(args: &Args, plan: &Plan, seed: u64, all_captures: &[PathBuf]) -> Result<RegressionId> {
+    let options = format!(
+        "widths {:?} blocks {} idle {} stall {} frames {:?} parser {:?} nic {:?}",
+        plan.widths,
+        args.block.name(),
+        args.idle,
+        args.stall,
+        args.frames,
+        plan.parser,
+        plan.overrides
+    );
+    Ok(RegressionId {
+        shard: args.shard.map(|(index, count)| Shard { index, count }),
+        seed: format!("{seed:#x}"),
+        tree: tree_identity(),
+        corpus: corpus_hash(all_captures, &options).map_err(anyhow::Error::msg)?,
+        captures: all_captures.len(),
+    })
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -109,6 +132,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         bail!("no .pcap or .pcapng files in {}", names.join(", "));
     }
+    let all_captures = captures.clone();
     if let Some((k, n)) = args.shard {
         captures = captures.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, c)| c).collect();
     }
@@ -171,7 +195,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
         Some(info) => Some(write_rtl_coverage(&jobs, info, &scratch).map_err(anyhow::Error::msg)?),
         None => None,
     };
-    let summary = CosimSummary::new(&runs, seconds, &functional, rtl_coverage.as_ref());
+    let mut summary = CosimSummary::new(&runs, seconds, &functional, rtl_coverage.as_ref());
     for line in functional.summary() {
         writeln!(out, "functional: {line}")?;
     }
@@ -185,12 +209,17 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
         std::fs::write(path, junit_xml(&runs)).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = &args.json {
+        summary.identify(regression_id(&args, &plan, seed, &all_captures)?, &all_captures);
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
+    let unanswered = match summary.unanswered_frames() {
+        0 => String::new(),
+        n => format!(", {n} frame(s) unanswered by the NIC setup in {} capture(s)", summary.nic_warnings.len()),
+    };
     writeln!(
         out,
-        "cosim: {} frames, {} matched, {} failed run(s), {:.1} s, {:.0} frames/s",
+        "cosim: {} frames, {} matched, {} failed run(s), {:.1} s, {:.0} frames/s{unanswered}",
         summary.frames, summary.matched, summary.failed_runs, seconds, summary.frames_per_second
     )?;
     let all_matched = summary.failed_runs == 0 && summary.matched == summary.frames;

@@ -6,7 +6,9 @@ pub mod cosim;
 pub mod diff;
 pub mod fuzz;
 pub mod gen;
+pub mod nic;
 pub mod replay;
+pub mod report;
 pub mod sim;
 
 use std::path::PathBuf;
@@ -101,7 +103,7 @@ impl CnArgs {
     }
 }
 
-fn parse_mac(s: &str) -> Result<String, String> {
+pub fn parse_mac(s: &str) -> Result<String, String> {
     s.parse::<metaroce_golden::record::MacAddr>().map(|_| s.to_string())
 }
 

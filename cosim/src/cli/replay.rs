@@ -94,6 +94,11 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
                 sent.into_iter().map(|(time_ns, frame)| capture::GenFrame::at(time_ns, frame)).collect();
             capture::write_capture(path, &frames).with_context(|| format!("writing {}", path.display()))?;
         }
+        // Said on stderr, once, so the records on stdout stay clean.
+        if let Some(warning) = replayed.gaps.as_ref().and_then(|g| g.warning(&args.capture)) {
+            out.flush()?;
+            eprintln!("metaroce: {warning}");
+        }
         if let Err(e) = written {
             result = Err(e.into());
         }
