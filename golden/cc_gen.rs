@@ -83,7 +83,11 @@ pub fn rust_params() -> String {
     );
     for p in CC_PARAMS {
         let ty = p.choices.map_or("u32", |(ty, _)| ty);
-        writeln!(s, "    /// {}\n    pub {}: {ty},", doc_line(p), p.name).unwrap();
+        writeln!(s, "    /// {}", doc_line(p)).unwrap();
+        if p.omit_default {
+            writeln!(s, "    #[serde(skip_serializing_if = \"CcParams::{}_is_default\")]", p.name).unwrap();
+        }
+        writeln!(s, "    pub {}: {ty},", p.name).unwrap();
     }
     s.push_str("}\n\nimpl Default for CcParams {\n    fn default() -> Self {\n        CcParams {\n");
     for p in CC_PARAMS {
@@ -111,6 +115,9 @@ pub fn rust_params() -> String {
         .unwrap();
     }
     s.push_str("}\n\nimpl CcParams {\n");
+    for p in CC_PARAMS.iter().filter(|p| p.omit_default && p.choices.is_none()) {
+        writeln!(s, "    fn {}_is_default(v: &u32) -> bool {{\n        *v == {}\n    }}\n", p.name, p.default).unwrap();
+    }
     s.push_str("    /// A parameter's value by name (a choice's index).\n");
     s.push_str("    pub fn value(&self, name: &str) -> Option<u32> {\n        Some(match name {\n");
     for p in CC_PARAMS {

@@ -60,6 +60,10 @@ pub struct CcParam {
     /// A named choice instead of a number: (Rust enum, its variants); the
     /// value is the index.
     pub choices: Option<(&'static str, &'static [CcVariant])>,
+    /// Left out of a NIC file written while at its default: set on
+    /// parameters added after the checked-in captures, whose NIC files so
+    /// stay byte-identical (`metaroce gen`).
+    pub omit_default: bool,
     /// Where the default comes from.
     pub source: &'static str,
     pub doc: &'static str,
@@ -112,7 +116,19 @@ const fn reg(name: &'static str, width: u32, conv: CcConv) -> CcRegister {
 }
 
 const fn num(name: &'static str, unit: &'static str, default: u32, min: CcBound, max: CcBound) -> CcParam {
-    CcParam { name, unit, default, min, max, range_message: None, choices: None, source: "", doc: "", registers: &[] }
+    CcParam {
+        name,
+        unit,
+        default,
+        min,
+        max,
+        range_message: None,
+        choices: None,
+        omit_default: false,
+        source: "",
+        doc: "",
+        registers: &[],
+    }
 }
 
 use CcBound::{Num, Param};
