@@ -96,6 +96,7 @@ wire [`CFG_HAI_KBPS_W-1:0] cfg_hai_rate = cfg[`CFG_HAI_KBPS];
 wire [`CFG_INITIAL_ALPHA_W-1:0] cfg_initial_alpha = cfg[`CFG_INITIAL_ALPHA];
 wire [`CFG_FIRST_CNP_KBPS_W-1:0] cfg_first_cnp_rate = cfg[`CFG_FIRST_CNP_KBPS];
 wire cfg_clamp_tgt = cfg[`CFG_CLAMP_TGT];
+wire [`CFG_REDUCE_PERIOD_NS_W-1:0] cfg_reduce_period = cfg[`CFG_REDUCE_PERIOD_NS];
 // The other modules' registers.
 wire unused_cfg = &{1'b0, cfg};
 
@@ -294,6 +295,13 @@ wire [26:0] extent_g = extent * cfg_g;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] alpha_gain = use_extent ? extent_g[25:10] : {cfg_g, 5'd0};
 wire        clamp_target = cfg_clamp_tgt || cur_timer_stage != 0 || cur_byte_stage != 0;
+// rp_rate_reduce_monitor_period: a CNP within the period of the QP's last
+// cut changes nothing. Until the first timer increase after a cut,
+// increase_due - time_reset is that cut's tick; the period is at most
+// time_reset, so a CNP after that increase is past it.
+wire [64:0] cnp_plus_reset = {1'b0, evt_time_reg} + {33'd0, cfg_time_reset};
+wire [64:0] cut_hold_end = {1'b0, cur_increase_due} + {33'd0, cfg_reduce_period};
+wire        cut_held = cur_cut_seen && cur_timer_stage == 8'd0 && cnp_plus_reset < cut_hold_end;
 
 // The byte counter.
 wire [32:0] bytes_sum = {1'b0, cur_bytes} + {16'd0, evt_len_reg};
@@ -389,7 +397,10 @@ always @* begin
             {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due,
              cur_bytes, cur_timer_stage, cur_byte_stage};
         if (evt_cnp_reg) begin
-            if (out_free) begin
+            if (cut_held) begin
+                // Absorbed: the word goes back as caught up, nothing is emitted.
+                apply_done = 1'b1;
+            end else if (out_free) begin
                 rate_next = rate_after_cut;
                 target_next = clamp_target ? cur_rate : cur_target;
                 alpha_next = alpha_decayed + alpha_gain;

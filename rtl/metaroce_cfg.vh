@@ -7,7 +7,7 @@
 `ifndef METAROCE_CFG_VH
 `define METAROCE_CFG_VH
 
-`define CFG_WIDTH 478
+`define CFG_WIDTH 510
 
 // mode (Same): Which reaction the notification and reaction points run.
 `define CFG_METAROCE 0:0
@@ -81,16 +81,20 @@
 `define CFG_CLAMP_TGT 389:389
 `define CFG_CLAMP_TGT_W 1
 
+// rp_rate_reduce_monitor_period (Thousand): At most one rate cut per period: a CNP within this time of the QP's last cut changes nothing (no cut, no alpha update, no timer restart); 0 = every CNP cuts.
+`define CFG_REDUCE_PERIOD_NS 421:390
+`define CFG_REDUCE_PERIOD_NS_W 32
+
 // pacer_burst_bytes (Same): Pacer burst allowance: how far a QP may run ahead of its rate.
-`define CFG_BURST_BYTES 405:390
+`define CFG_BURST_BYTES 437:422
 `define CFG_BURST_BYTES_W 16
 
 // pacer_min_gap_ns (Same): Pacer minimum time between two packets of one QP.
-`define CFG_MIN_GAP_NS 437:406
+`define CFG_MIN_GAP_NS 469:438
 `define CFG_MIN_GAP_NS_W 32
 
 // pacer_start_rate (ByteTime): Pacer rate of a QP before its first rate change; 0 = line rate (register: its byte time, Q20.20).
-`define CFG_START_BYTE_TIME 477:438
+`define CFG_START_BYTE_TIME 509:470
 `define CFG_START_BYTE_TIME_W 40
 
 `endif
