@@ -33,7 +33,7 @@ pub struct CnScenario {
 pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     let mut dice = Dice(seed ^ scenario.wrapping_mul(0xD6E8_FEB8_6659_FD93));
     let line = [25_000, 100_000, 400_000][dice.below(3) as usize];
-    let cc = CcParams {
+    let mut cc = CcParams {
         mode: if dice.chance(50) { CcMode::Metaroce } else { CcMode::Dcqcn },
         line_rate_mbps: line,
         np_min_time_between_cnps: 1 + dice.below(60) as u32,
@@ -58,6 +58,9 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         // until the fuzz draws it.
         ..CcParams::default()
     };
+    if dice.chance(30) {
+        cc.rp_rate_reduce_monitor_period = dice.below(u64::from(cc.rp_time_reset) + 1) as u32;
+    }
     let mut qps = Vec::new();
     for local in 0..12 {
         if dice.chance(70) {
