@@ -208,6 +208,36 @@ fn bad_parameters_are_refused_with_a_clear_message() {
     assert!(!ok && stderr.contains("bad.nic.json") && stderr.contains("rp_gd"), "{stderr}");
 }
 
+/// A parameter added through the register table (`golden/src/cc_table.rs`),
+/// set non-zero: `rp_rate_reduce_monitor_period`, at most one cut per
+/// period. Golden model and RTL agree on every capture whose NIC allows it,
+/// and the period changes what some of them do.
+#[test]
+fn the_rate_reduce_monitor_period_matches_between_golden_model_and_rtl() {
+    let seed = common::seed("cn reduce period");
+    let period =
+        CnOverrides { params: vec![("rp_rate_reduce_monitor_period".into(), "55".into())], ..CnOverrides::default() };
+    let (mut failures, mut runs, mut changed) = (Vec::new(), 0, 0);
+    for capture in common::captures() {
+        // A NIC whose increase timer is shorter than the period refuses it.
+        let Ok(setup) = CnSetup::for_capture(&capture, &period) else { continue };
+        let options = CosimOptions::new(Model::plain(64), Handshake { seed, idle_pct: 25, stall_pct: 25 });
+        let run = cosim_cn_capture(&capture, &options, &setup);
+        match run.ending {
+            Ending::Matched => {
+                runs += 1;
+                let base = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+                let before = cosim_cn_capture(&capture, &options, &base).cn.map(|c| c.rate_changes);
+                changed += usize::from(run.cn.map(|c| c.rate_changes) != before);
+            }
+            Ending::Diverged(report) => failures.push(report.to_string()),
+            other => failures.push(format!("{}: {other:?}", capture.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(runs > 5 && changed > 0, "{runs} captures run, {changed} changed by the period");
+}
+
 /// Random parameters, QP tables and event streams (`metaroce fuzz --block
 /// cn` runs the same scenarios, longer): golden model against RTL at both
 /// widths under random handshakes.

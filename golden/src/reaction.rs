@@ -240,6 +240,16 @@ impl QpStep<'_> {
 
     fn cnp(&mut self, now: u64, extent: Option<u16>) {
         let (r, e) = (self.regs, &mut *self.entry);
+        // rp_rate_reduce_monitor_period: a CNP within the period of the QP's
+        // last cut changes nothing. Until the first timer increase after a
+        // cut, increase_due - T is that cut's tick; the period is at most T,
+        // so a CNP after that increase is past it.
+        if e.cut_seen
+            && e.timer_stage == 0
+            && now + u64::from(r.time_reset_ns) < e.increase_due + u64::from(r.reduce_period_ns)
+        {
+            return;
+        }
         // An extent above 1.0 (a malformed CNP) counts as 1.0.
         let extent = extent.filter(|_| r.metaroce).map(|x| x.min(FRACTION_ONE as u16));
         if r.clamp_tgt || e.timer_stage != 0 || e.byte_stage != 0 {
