@@ -184,6 +184,7 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
             list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
         let mut cmd = Command::new(verilator);
         cmd.args(COMMON_ARGS)
+            .arg(format!("-I{}", root.join("rtl").display()))
             .args(["--top-module", variant.block.top])
             .args(variant.args)
             .args(variant.block.has_width.then(|| format!("-GDATA_WIDTH={}", variant.width)))

@@ -83,6 +83,8 @@ module cnp_notify #(
     output wire                   busy
 );
 
+`include "metaroce_defs.vh"
+
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam NP_ENTRY_WIDTH = 1 + 24 + 1 + 64 + 16 + 16;
 // Longest CNP: Ethernet + 802.1Q + IPv6 + UDP + BTH + 16 reserved + ICRC.
@@ -253,7 +255,7 @@ wire [15:0]  l3_type = cnp_ipv6_reg ? 16'h86DD : 16'h0800;
 wire [127:0] reserved = cfg_metaroce
     ? {96'd0, be16(extent_reg[15:0]), 16'h014D}
     : 128'd0;
-wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, 8'h81};
+wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
 wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport_reg)};
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};

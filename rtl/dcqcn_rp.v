@@ -102,17 +102,8 @@ localparam [1:0]
     STATE_CATCH_UP = 2'd2,
     STATE_APPLY = 2'd3;
 
-localparam [1:0]
-    STAGE_CUT = 2'd0,
-    STAGE_FAST_RECOVERY = 2'd1,
-    STAGE_ADDITIVE = 2'd2,
-    STAGE_HYPER = 2'd3;
-
-localparam [1:0]
-    TRIGGER_CNP = 2'd0,
-    TRIGGER_TIMER = 2'd1,
-    TRIGGER_BYTES = 2'd2,
-    TRIGGER_SENT = 2'd3;
+// Stage and trigger codes, shared with the golden model.
+`include "metaroce_defs.vh"
 
 generate
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
@@ -256,10 +247,10 @@ always @* begin
         inc_stage = STAGE_FAST_RECOVERY;
         inc_target = cur_target;
     end else if (stage_low > cfg_threshold) begin
-        inc_stage = STAGE_HYPER;
+        inc_stage = STAGE_HYPER_INCREASE;
         inc_target = target_hyper_sum > {9'd0, cfg_line_rate} ? cfg_line_rate : target_hyper_sum[31:0];
     end else begin
-        inc_stage = STAGE_ADDITIVE;
+        inc_stage = STAGE_ADDITIVE_INCREASE;
         inc_target = target_ai_sum > {1'b0, cfg_line_rate} ? cfg_line_rate : target_ai_sum[31:0];
     end
 end
@@ -309,7 +300,7 @@ always @* begin
     emit = 1'b0;
     emit_time = evt_time_reg;
     emit_stage = inc_stage;
-    emit_trigger = TRIGGER_BYTES;
+    emit_trigger = TRIGGER_BYTE_COUNTER;
     emit_sent = 1'b0;
     m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
     m_rate_time_next = m_rate_time_reg;
@@ -412,7 +403,7 @@ always @* begin
                     running_next = 1'b0;
                 end
                 if (inc_changed) begin
-                    emit_trigger = TRIGGER_BYTES;
+                    emit_trigger = TRIGGER_BYTE_COUNTER;
                     emit_stage = inc_stage;
                 end
             end else if (cur_running) begin

@@ -73,12 +73,7 @@ module roce_classify (
     output wire [15:0]  m_evt_extent
 );
 
-localparam [7:0] OPCODE_CNP = 8'h81;
-localparam [1:0] CLASS_ROCE = 2'd0;
-localparam [1:0]
-    KIND_RX_DATA = 2'd0,
-    KIND_RX_CNP = 2'd1,
-    KIND_TX_DATA = 2'd2;
+`include "metaroce_defs.vh"
 
 reg         evt_valid_reg = 1'b0;
 reg [1:0]   evt_kind_reg;

@@ -147,30 +147,8 @@ localparam KEEP_COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam [31:0] CRC_LRH_STATE = 32'hDEBB20E3;
 localparam [31:0] CRC_POLY_REFLECTED = 32'hEDB88320;
 
-localparam [1:0] CLASS_ROCE = 2'd0;
-localparam [1:0] CLASS_NON_ROCE = 2'd1;
-localparam [1:0] CLASS_ERROR = 2'd2;
-
-// Error codes: priority order, as golden/src/record.rs ParseError.
-localparam [4:0] ERR_NONE = 5'd0;
-localparam [4:0] ERR_MAC_ERROR = 5'd1;
-localparam [4:0] ERR_TRUNCATED_ETH = 5'd2;
-localparam [4:0] ERR_TRUNCATED_IP = 5'd3;
-localparam [4:0] ERR_BAD_IP_VERSION = 5'd4;
-localparam [4:0] ERR_BAD_IHL = 5'd5;
-localparam [4:0] ERR_BAD_IPV4_CHECKSUM = 5'd6;
-localparam [4:0] ERR_BAD_IP_LENGTH = 5'd7;
-localparam [4:0] ERR_IP_LENGTH_EXCEEDS_FRAME = 5'd8;
-localparam [4:0] ERR_IP_FRAGMENT = 5'd9;
-localparam [4:0] ERR_IPV6_EXT_HEADER = 5'd10;
-localparam [4:0] ERR_TRUNCATED_UDP = 5'd11;
-localparam [4:0] ERR_UDP_LENGTH_MISMATCH = 5'd12;
-localparam [4:0] ERR_TRUNCATED_BTH = 5'd13;
-localparam [4:0] ERR_BAD_TVER = 5'd14;
-localparam [4:0] ERR_RESERVED_OPCODE = 5'd15;
-localparam [4:0] ERR_TRUNCATED_EXT = 5'd16;
-localparam [4:0] ERR_TOO_SHORT_FOR_ICRC = 5'd17;
-localparam [4:0] ERR_BAD_ICRC = 5'd18;
+// Record classes, error codes (priority order), opcodes: shared with the golden model.
+`include "metaroce_defs.vh"
 
 // Elaboration-time parameter checks (Verilator USERERROR, Yosys ERROR).
 generate
@@ -656,7 +634,7 @@ always @(posedge clk) begin
             m_ip_addrs_reg <= s3_l3_reg[8*8 +: 256];
             m_is_ipv6_reg <= s3_is_ipv6;
             // Reserved bytes 0-1 of a CNP: 'M', version 1.
-            m_cnp_valid_reg <= ext_valid && opcode == 8'h81 && s3_l4_reg[20*8 +: 16] == 16'h014D;
+            m_cnp_valid_reg <= ext_valid && opcode == OPCODE_CNP && s3_l4_reg[20*8 +: 16] == 16'h014D;
         end
     end
     if (rst) begin

@@ -130,7 +130,7 @@ module roce_pipeline #(
 );
 
 localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
-localparam [1:0] TRIGGER_SENT = 2'd3;
+`include "metaroce_defs.vh"
 
 generate
     if (TICK_FIFO_DEPTH < 2 || (TICK_FIFO_DEPTH & (TICK_FIFO_DEPTH - 1)) != 0) begin : g_bad_fifo_depth

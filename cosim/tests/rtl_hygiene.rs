@@ -24,16 +24,20 @@ fn sources(list: &str) -> Vec<String> {
     list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(String::from).collect()
 }
 
-fn verilator_lint(top: &str, list: &str, params: &[String], assertions: bool) -> std::process::Output {
+/// Verilator in the workspace, finding rtl/'s includes (`metaroce_defs.vh`).
+fn verilator() -> Command {
     let mut cmd = Command::new("verilator");
+    cmd.arg("-Irtl").current_dir(common::workspace());
+    cmd
+}
+
+fn verilator_lint(top: &str, list: &str, params: &[String], assertions: bool) -> std::process::Output {
+    let mut cmd = verilator();
     cmd.args(["--lint-only", "-Wall", "--top-module", top]).args(params);
     if assertions {
         cmd.arg("+define+METAROCE_ASSERTIONS");
     }
-    cmd.args(sources(list))
-        .current_dir(common::workspace())
-        .output()
-        .expect("verilator runs (apt-get install verilator, or ci/setup.sh)")
+    cmd.args(sources(list)).output().expect("verilator runs (apt-get install verilator, or ci/setup.sh)")
 }
 
 #[test]
@@ -72,12 +76,11 @@ fn illegal_pacer_geometries_are_refused_at_elaboration() {
         ("-GSLOT_SHIFT=21", "SLOT_SHIFT must be"),
         ("-GQP_COUNT=0", "QP_COUNT must be"),
     ] {
-        let out = Command::new("verilator")
+        let out = verilator()
             .args(["--cc", "-Mdir"])
             .arg(std::env::temp_dir().join(format!("metaroce-badpacer-{}-{}", &param[2..6], std::process::id())))
             .args([param, "--top-module", "roce_pacer"])
             .args(sources("rtl/pacer.f"))
-            .current_dir(common::workspace())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -89,12 +92,11 @@ fn illegal_pacer_geometries_are_refused_at_elaboration() {
 fn illegal_widths_are_refused_at_elaboration() {
     for (top, list) in BLOCKS {
         for width in [32, 96, 1024] {
-            let out = Command::new("verilator")
+            let out = verilator()
                 .args(["--cc", "-Mdir"])
                 .arg(std::env::temp_dir().join(format!("metaroce-badwidth-{top}-{width}-{}", std::process::id())))
                 .args([&format!("-GDATA_WIDTH={width}"), "--top-module", top])
                 .args(sources(list))
-                .current_dir(common::workspace())
                 .output()
                 .unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
