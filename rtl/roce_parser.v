@@ -599,13 +599,7 @@ reg         m_cnp_valid_reg;
 
 always @(posedge clk) begin
     if (ce) begin
-`ifdef METAROCE_INJECT_BUG
-        // The third deliberate bug: the record of an RC READ request (0x0C)
-        // never leaves (the harness reports the RTL stalled).
-        m_valid_reg <= s3_valid_reg && !(bth_valid && opcode == 8'h0C);
-`else
         m_valid_reg <= s3_valid_reg;
-`endif
         if (s3_valid_reg) begin
             m_class_reg <= error != ERR_NONE ? CLASS_ERROR : (non_roce ? CLASS_NON_ROCE : CLASS_ROCE);
             m_error_reg <= error;
@@ -706,18 +700,8 @@ assign m_meta_tver = bth_b1[3:0];
 assign m_meta_pkey = {m_bth_reg[2*8 +: 8], m_bth_reg[3*8 +: 8]};
 assign m_meta_fecn = m_bth_reg[4*8+7];
 assign m_meta_becn = m_bth_reg[4*8+6];
-`ifdef METAROCE_INJECT_BUG
-// Deliberate bugs for the harness's own tests (cosim/tests/harness.rs),
-// never in a real build: RC RDMA WRITE Only (0x0A) flips the low DestQP
-// bit (a field mismatch); WRITE Only with immediate (0x0B) drives an
-// unknown error code (an assertion fires).
-assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]}
-    ^ {23'd0, m_bth_reg[0 +: 8] == 8'h0A};
-assign m_meta_error = m_bth_reg[0 +: 8] == 8'h0B && m_bth_valid_reg ? 5'd31 : m_error_reg;
-`else
 assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]};
 assign m_meta_error = m_error_reg;
-`endif
 assign m_meta_ack_req = m_bth_reg[8*8+7];
 assign m_meta_psn = {m_bth_reg[9*8 +: 8], m_bth_reg[10*8 +: 8], m_bth_reg[11*8 +: 8]};
 assign m_meta_icrc_valid = m_icrc_valid_reg;
