@@ -1,5 +1,5 @@
 // Generated from the golden model's codes by golden/tests/rtl_defs.rs: do not edit.
-// Regenerate with `METAROCE_REGENERATE=1 cargo test -p metaroce-golden --test rtl_defs`.
+// Regenerate with `METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs`.
 //
 // Included inside a module body: each module takes the codes it uses
 // from here as localparams.

@@ -2,7 +2,7 @@
 //! generated from the golden model's own enums so that each code has one
 //! source. The file is checked in (Yosys, lint and synthesis read rtl/
 //! without cargo); this test fails when it is stale, and rewrites it when
-//! run with `METAROCE_REGENERATE=1`.
+//! run with `METAROCE_BLESS=1`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use metaroce_golden::opcode::CNP;
 use metaroce_golden::reaction::{RateStage, RateTrigger};
 use metaroce_golden::{FrameClass, ParseError};
 
-const REGENERATE: &str = "METAROCE_REGENERATE=1 cargo test -p metaroce-golden --test rtl_defs";
+const REGENERATE: &str = "METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs";
 
 /// The Verilog name of an event kind (the enum has no names of its own).
 fn kind_name(kind: CnEventKind) -> &'static str {
@@ -78,7 +78,7 @@ fn metaroce_defs_vh() -> String {
 fn metaroce_defs_vh_is_current() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtl/metaroce_defs.vh");
     let want = metaroce_defs_vh();
-    if std::env::var_os("METAROCE_REGENERATE").is_some() {
+    if std::env::var_os("METAROCE_BLESS").is_some() {
         std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
