@@ -13,6 +13,17 @@ use std::process::Command;
 
 include!("src/rtl_fields.rs");
 
+/// The congestion-control register table and its generators (C ABI,
+/// Rust mirror, Verilog bus layout).
+#[allow(dead_code)]
+mod cc_table {
+    include!("../golden/src/cc_table.rs");
+    include!("../golden/cc_gen.rs");
+}
+
+/// Build inputs outside cosim/ besides rtl/: the register table and its generators.
+const CC_TABLE_FILES: [&str; 2] = ["../golden/src/cc_table.rs", "../golden/cc_gen.rs"];
+
 /// One Verilated block: its top module, source list (top first, shared
 /// with the lint and synthesis tests) and the shim's variant-table macro.
 struct Block {
@@ -93,6 +104,9 @@ fn main() {
 
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-changed=src/rtl_fields.rs");
+    for file in CC_TABLE_FILES {
+        println!("cargo:rerun-if-changed={file}");
+    }
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=rtl_test");
     for entry in std::fs::read_dir(root.join("rtl")).expect("rtl/ exists").flatten() {
@@ -100,6 +114,7 @@ fn main() {
     }
 
     generate_record_bindings(&out_dir);
+    generate_cc_config(&root, &out_dir);
     generate_variant_table(&out_dir);
 
     // The Verilated models are built once per content (RTL, shim, this
@@ -148,7 +163,7 @@ fn cache_key(root: &Path, manifest_dir: &Path, verilator: &str) -> u64 {
             std::fs::read(&file).unwrap_or_default().hash(&mut hasher);
         }
     }
-    for file in ["src/rtl_fields.rs", "build.rs"] {
+    for file in ["src/rtl_fields.rs", "build.rs"].into_iter().chain(CC_TABLE_FILES) {
         std::fs::read(manifest_dir.join(file)).expect("build input").hash(&mut hasher);
     }
     let version = Command::new(verilator).arg("--version").output().map(|o| o.stdout).unwrap_or_default();
@@ -329,6 +344,18 @@ fn generate_record_bindings(out_dir: &Path) {
     }
     rs.push_str("}\n");
     std::fs::write(out_dir.join("parser_record.rs"), rs).unwrap();
+}
+
+/// `cc_config.h` (the C ABI struct and its bus packer) and `cc_config.rs`
+/// (its Rust mirror) from the register table; warns when the checked-in
+/// `rtl/metaroce_cfg.vh` the models are built from is stale.
+fn generate_cc_config(root: &Path, out_dir: &Path) {
+    std::fs::write(out_dir.join("cc_config.h"), cc_table::c_header()).unwrap();
+    std::fs::write(out_dir.join("cc_config.rs"), cc_table::rust_ffi()).unwrap();
+    let checked_in = std::fs::read_to_string(root.join("rtl/metaroce_cfg.vh")).unwrap_or_default();
+    if checked_in != cc_table::verilog_include() {
+        println!("cargo:warning=rtl/metaroce_cfg.vh is stale; regenerate it: {}", cc_table::CFG_VH_REGENERATE);
+    }
 }
 
 /// `variants.h`: includes every model header and lists the variants for

@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "metaroce_cfg.vh"
+
 /*
  * Notification point: received RoCE data packets in, CNPs out as whole
  * frames (SPEC.md §6.3). At most one CNP per QP per cfg_cnp_interval ns;
@@ -47,10 +49,7 @@ module cnp_notify #(
     input  wire                   clk,
     input  wire                   rst,
 
-    input  wire                   cfg_metaroce,
-    input  wire [31:0]            cfg_cnp_interval,
-    input  wire [5:0]             cfg_cnp_dscp,
-    input  wire [2:0]             cfg_cnp_pcp,
+    input  wire [`CFG_WIDTH-1:0]  cfg,
 
     input  wire                   s_qpctx_valid,
     output wire                   s_qpctx_ready,
@@ -84,6 +83,14 @@ module cnp_notify #(
 );
 
 `include "metaroce_defs.vh"
+
+// The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
+wire cfg_metaroce = cfg[`CFG_METAROCE];
+wire [`CFG_CNP_INTERVAL_NS_W-1:0] cfg_cnp_interval = cfg[`CFG_CNP_INTERVAL_NS];
+wire [`CFG_CNP_DSCP_W-1:0] cfg_cnp_dscp = cfg[`CFG_CNP_DSCP];
+wire [`CFG_CNP_PCP_W-1:0] cfg_cnp_pcp = cfg[`CFG_CNP_PCP];
+// The other modules' registers.
+wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam NP_ENTRY_WIDTH = 1 + 24 + 1 + 64 + 16 + 16;

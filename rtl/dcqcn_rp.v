@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "metaroce_cfg.vh"
+
 /*
  * Reaction point: per-QP DCQCN, or the MetaRoCE cut (SPEC.md §6.4).
  * Received CNPs cut a QP's rate; its transmitted bytes and its timers
@@ -53,20 +55,7 @@ module dcqcn_rp #(
     input  wire         clk,
     input  wire         rst,
 
-    input  wire         cfg_metaroce,
-    input  wire [31:0]  cfg_line_rate,
-    input  wire [31:0]  cfg_min_rate,
-    input  wire [15:0]  cfg_min_dec,
-    input  wire [10:0]  cfg_g,
-    input  wire [31:0]  cfg_alpha_period,
-    input  wire [31:0]  cfg_time_reset,
-    input  wire [31:0]  cfg_byte_reset,
-    input  wire [7:0]   cfg_threshold,
-    input  wire [31:0]  cfg_ai_rate,
-    input  wire [31:0]  cfg_hai_rate,
-    input  wire [15:0]  cfg_initial_alpha,
-    input  wire [31:0]  cfg_first_cnp_rate,
-    input  wire         cfg_clamp_tgt,
+    input  wire [`CFG_WIDTH-1:0] cfg,
 
     input  wire         s_evt_valid,
     output wire         s_evt_ready,
@@ -91,6 +80,24 @@ module dcqcn_rp #(
 
     output wire         busy
 );
+
+// The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
+wire cfg_metaroce = cfg[`CFG_METAROCE];
+wire [`CFG_LINE_RATE_KBPS_W-1:0] cfg_line_rate = cfg[`CFG_LINE_RATE_KBPS];
+wire [`CFG_MIN_RATE_KBPS_W-1:0] cfg_min_rate = cfg[`CFG_MIN_RATE_KBPS];
+wire [`CFG_MIN_DEC_Q15_W-1:0] cfg_min_dec = cfg[`CFG_MIN_DEC_Q15];
+wire [`CFG_G_W-1:0] cfg_g = cfg[`CFG_G];
+wire [`CFG_ALPHA_PERIOD_NS_W-1:0] cfg_alpha_period = cfg[`CFG_ALPHA_PERIOD_NS];
+wire [`CFG_TIME_RESET_NS_W-1:0] cfg_time_reset = cfg[`CFG_TIME_RESET_NS];
+wire [`CFG_BYTE_RESET_W-1:0] cfg_byte_reset = cfg[`CFG_BYTE_RESET];
+wire [`CFG_THRESHOLD_W-1:0] cfg_threshold = cfg[`CFG_THRESHOLD];
+wire [`CFG_AI_KBPS_W-1:0] cfg_ai_rate = cfg[`CFG_AI_KBPS];
+wire [`CFG_HAI_KBPS_W-1:0] cfg_hai_rate = cfg[`CFG_HAI_KBPS];
+wire [`CFG_INITIAL_ALPHA_W-1:0] cfg_initial_alpha = cfg[`CFG_INITIAL_ALPHA];
+wire [`CFG_FIRST_CNP_KBPS_W-1:0] cfg_first_cnp_rate = cfg[`CFG_FIRST_CNP_KBPS];
+wire cfg_clamp_tgt = cfg[`CFG_CLAMP_TGT];
+// The other modules' registers.
+wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RP_ENTRY_WIDTH = 32 + 32 + 16 + 1 + 1 + 64 + 64 + 32 + 8 + 8;

@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "metaroce_cfg.vh"
+
 /*
  * Congestion-notification block (SPEC.md §6): one event input feeding the
  * notification point (received data: CNPs out) and the reaction point
@@ -14,7 +16,7 @@
  * | s_evt_kind        | 2          | 0 received data, 1 received CNP, 2 sent data   |
  * | s_evt_*           |            | the event fields (cnp_notify.v, dcqcn_rp.v)    |
  * | s_qpctx_*         |            | QP context table writes (cnp_notify.v)         |
- * | cfg_*             |            | registers of SPEC.md §6.2, held while running  |
+ * | cfg               | CFG_WIDTH  | registers (rtl/metaroce_cfg.vh), held constant |
  * | m_axis_*          | DATA_WIDTH | CNP frames, m_axis_tuser = emit tick           |
  * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
  * | busy              | 1          | either point still holds work (drain status)   |
@@ -28,23 +30,7 @@ module roce_cn #(
     input  wire                   clk,
     input  wire                   rst,
 
-    input  wire                   cfg_metaroce,
-    input  wire [31:0]            cfg_cnp_interval,
-    input  wire [5:0]             cfg_cnp_dscp,
-    input  wire [2:0]             cfg_cnp_pcp,
-    input  wire [31:0]            cfg_line_rate,
-    input  wire [31:0]            cfg_min_rate,
-    input  wire [15:0]            cfg_min_dec,
-    input  wire [10:0]            cfg_g,
-    input  wire [31:0]            cfg_alpha_period,
-    input  wire [31:0]            cfg_time_reset,
-    input  wire [31:0]            cfg_byte_reset,
-    input  wire [7:0]             cfg_threshold,
-    input  wire [31:0]            cfg_ai_rate,
-    input  wire [31:0]            cfg_hai_rate,
-    input  wire [15:0]            cfg_initial_alpha,
-    input  wire [31:0]            cfg_first_cnp_rate,
-    input  wire                   cfg_clamp_tgt,
+    input  wire [`CFG_WIDTH-1:0]  cfg,
 
     input  wire                   s_qpctx_valid,
     output wire                   s_qpctx_ready,
@@ -115,10 +101,7 @@ cnp_notify #(
 ) np_inst (
     .clk(clk),
     .rst(rst),
-    .cfg_metaroce(cfg_metaroce),
-    .cfg_cnp_interval(cfg_cnp_interval),
-    .cfg_cnp_dscp(cfg_cnp_dscp),
-    .cfg_cnp_pcp(cfg_cnp_pcp),
+    .cfg(cfg),
     .s_qpctx_valid(s_qpctx_valid),
     .s_qpctx_ready(s_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
@@ -152,20 +135,7 @@ dcqcn_rp #(
 ) rp_inst (
     .clk(clk),
     .rst(rst),
-    .cfg_metaroce(cfg_metaroce),
-    .cfg_line_rate(cfg_line_rate),
-    .cfg_min_rate(cfg_min_rate),
-    .cfg_min_dec(cfg_min_dec),
-    .cfg_g(cfg_g),
-    .cfg_alpha_period(cfg_alpha_period),
-    .cfg_time_reset(cfg_time_reset),
-    .cfg_byte_reset(cfg_byte_reset),
-    .cfg_threshold(cfg_threshold),
-    .cfg_ai_rate(cfg_ai_rate),
-    .cfg_hai_rate(cfg_hai_rate),
-    .cfg_initial_alpha(cfg_initial_alpha),
-    .cfg_first_cnp_rate(cfg_first_cnp_rate),
-    .cfg_clamp_tgt(cfg_clamp_tgt),
+    .cfg(cfg),
     .s_evt_valid(s_evt_valid && to_rp),
     .s_evt_ready(rp_ready),
     .s_evt_time(s_evt_time),

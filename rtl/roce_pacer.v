@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "metaroce_cfg.vh"
+
 /*
  * Pacer (SPEC.md §7): releases each QP's packets at the QP's rate.
  *
@@ -35,10 +37,10 @@
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
- * | cfg_burst_bytes     | 16    | burst allowance, bytes                        |
- * | cfg_min_gap         | 32    | minimum gap between a QP's packets, ns        |
- * | cfg_line_byte_time  | 40    | ns per byte at line rate, Q20.20              |
- * | cfg_start_byte_time | 40    | ns per byte of a QP before its first rate     |
+ * | cfg                 | CFG_W | registers (rtl/metaroce_cfg.vh); this module  |
+ * |                     |       | reads burst_bytes, min_gap_ns (ns),           |
+ * |                     |       | line_byte_time and start_byte_time (ns per    |
+ * |                     |       | byte at line / start rate, Q20.20)            |
  * | s_cmd_time          | 64    | tick of the command; the highest seen is now  |
  * | s_cmd_qp            | 24    | QP (beyond QP_COUNT: ignored)                 |
  * | s_cmd_rate_valid    | 1     | s_cmd_rate is the QP's new rate               |
@@ -69,10 +71,7 @@ module roce_pacer #(
     input  wire         clk,
     input  wire         rst,
 
-    input  wire [15:0]  cfg_burst_bytes,
-    input  wire [31:0]  cfg_min_gap,
-    input  wire [39:0]  cfg_line_byte_time,
-    input  wire [39:0]  cfg_start_byte_time,
+    input  wire [`CFG_WIDTH-1:0] cfg,
 
     input  wire         s_cmd_valid,
     output wire         s_cmd_ready,
@@ -96,6 +95,14 @@ module roce_pacer #(
     output wire         next_busy_valid,
     output wire [63:0]  next_busy_time
 );
+
+// The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
+wire [`CFG_BURST_BYTES_W-1:0] cfg_burst_bytes = cfg[`CFG_BURST_BYTES];
+wire [`CFG_MIN_GAP_NS_W-1:0] cfg_min_gap = cfg[`CFG_MIN_GAP_NS];
+wire [`CFG_LINE_BYTE_TIME_W-1:0] cfg_line_byte_time = cfg[`CFG_LINE_BYTE_TIME];
+wire [`CFG_START_BYTE_TIME_W-1:0] cfg_start_byte_time = cfg[`CFG_START_BYTE_TIME];
+// The other modules' registers.
+wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam SLOT_INDEX_WIDTH = $clog2(SLOT_COUNT);

@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "metaroce_cfg.vh"
+
 /*
  * The metaroce pipeline (SPEC.md §8): every frame at the NIC's port is
  * parsed; received RoCE frames feed the notification point (CNPs out) and
@@ -26,7 +28,8 @@
  * | s_axis_tuser[65]     | 1          | first beat: the host sent this frame     |
  * | s_axis_tuser[89:66]  | 24         | first beat: ... on this local QP         |
  * | cfg_local_mac(_valid)| 48, 1      | this NIC's MAC                           |
- * | cfg_* others         |            | roce_cn.v and roce_pacer.v               |
+ * | cfg                  | CFG_WIDTH  | congestion-control registers, the bus of |
+ * |                      |            | rtl/metaroce_cfg.vh (SPEC.md §6.2, §7.1) |
  * | s_qpctx_*            |            | QP context table (cnp_notify.v)          |
  * | flush                | 1          | no more frames: the pacer releases all   |
  * |                      |            | it holds once everything before is in    |
@@ -58,27 +61,7 @@ module roce_pipeline #(
 
     input  wire                   cfg_local_mac_valid,
     input  wire [47:0]            cfg_local_mac,
-    input  wire                   cfg_metaroce,
-    input  wire [31:0]            cfg_cnp_interval,
-    input  wire [5:0]             cfg_cnp_dscp,
-    input  wire [2:0]             cfg_cnp_pcp,
-    input  wire [31:0]            cfg_line_rate,
-    input  wire [31:0]            cfg_min_rate,
-    input  wire [15:0]            cfg_min_dec,
-    input  wire [10:0]            cfg_g,
-    input  wire [31:0]            cfg_alpha_period,
-    input  wire [31:0]            cfg_time_reset,
-    input  wire [31:0]            cfg_byte_reset,
-    input  wire [7:0]             cfg_threshold,
-    input  wire [31:0]            cfg_ai_rate,
-    input  wire [31:0]            cfg_hai_rate,
-    input  wire [15:0]            cfg_initial_alpha,
-    input  wire [31:0]            cfg_first_cnp_rate,
-    input  wire                   cfg_clamp_tgt,
-    input  wire [15:0]            cfg_burst_bytes,
-    input  wire [31:0]            cfg_min_gap,
-    input  wire [39:0]            cfg_line_byte_time,
-    input  wire [39:0]            cfg_start_byte_time,
+    input  wire [`CFG_WIDTH-1:0]  cfg,
 
     input  wire                   s_qpctx_valid,
     output wire                   s_qpctx_ready,
@@ -369,23 +352,7 @@ roce_cn #(
 ) cn_inst (
     .clk(clk),
     .rst(rst),
-    .cfg_metaroce(cfg_metaroce),
-    .cfg_cnp_interval(cfg_cnp_interval),
-    .cfg_cnp_dscp(cfg_cnp_dscp),
-    .cfg_cnp_pcp(cfg_cnp_pcp),
-    .cfg_line_rate(cfg_line_rate),
-    .cfg_min_rate(cfg_min_rate),
-    .cfg_min_dec(cfg_min_dec),
-    .cfg_g(cfg_g),
-    .cfg_alpha_period(cfg_alpha_period),
-    .cfg_time_reset(cfg_time_reset),
-    .cfg_byte_reset(cfg_byte_reset),
-    .cfg_threshold(cfg_threshold),
-    .cfg_ai_rate(cfg_ai_rate),
-    .cfg_hai_rate(cfg_hai_rate),
-    .cfg_initial_alpha(cfg_initial_alpha),
-    .cfg_first_cnp_rate(cfg_first_cnp_rate),
-    .cfg_clamp_tgt(cfg_clamp_tgt),
+    .cfg(cfg),
     .s_qpctx_valid(s_qpctx_valid),
     .s_qpctx_ready(s_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
@@ -445,10 +412,7 @@ roce_pacer #(
 ) pacer_inst (
     .clk(clk),
     .rst(rst),
-    .cfg_burst_bytes(cfg_burst_bytes),
-    .cfg_min_gap(cfg_min_gap),
-    .cfg_line_byte_time(cfg_line_byte_time),
-    .cfg_start_byte_time(cfg_start_byte_time),
+    .cfg(cfg),
     .s_cmd_valid(rate_valid || adv_go),
     .s_cmd_ready(pacer_ready),
     .s_cmd_time(rate_valid ? rate_time : s_adv_time),

@@ -3,33 +3,9 @@
 #pragma once
 #include <cstdint>
 
-// The cfg_* ports of rtl/roce_cn.v (SPEC.md §6.2).
-struct mr_cn_config {
-    uint64_t metaroce, cnp_interval, cnp_dscp, cnp_pcp, line_rate, min_rate, min_dec, g, alpha_period,
-        time_reset, byte_reset, threshold, ai_rate, hai_rate, initial_alpha, first_cnp_rate, clamp_tgt;
-};
-
-// Drives the cfg_* ports of a model with the CN block's registers.
-template <class Top>
-void mr_apply_cn_config(Top* top, const mr_cn_config& c) {
-    top->cfg_metaroce = c.metaroce;
-    top->cfg_cnp_interval = c.cnp_interval;
-    top->cfg_cnp_dscp = c.cnp_dscp;
-    top->cfg_cnp_pcp = c.cnp_pcp;
-    top->cfg_line_rate = c.line_rate;
-    top->cfg_min_rate = c.min_rate;
-    top->cfg_min_dec = c.min_dec;
-    top->cfg_g = c.g;
-    top->cfg_alpha_period = c.alpha_period;
-    top->cfg_time_reset = c.time_reset;
-    top->cfg_byte_reset = c.byte_reset;
-    top->cfg_threshold = c.threshold;
-    top->cfg_ai_rate = c.ai_rate;
-    top->cfg_hai_rate = c.hai_rate;
-    top->cfg_initial_alpha = c.initial_alpha;
-    top->cfg_first_cnp_rate = c.first_cnp_rate;
-    top->cfg_clamp_tgt = c.clamp_tgt;
-}
+// mr_cc_config and mr_apply_cc_config: the cfg bus, generated from the
+// register table (golden/src/cc_table.rs).
+#include "cc_config.h"
 
 // One s_evt_* transaction. IPs in two halves, hi = bits 127:64.
 struct mr_cn_event {

@@ -33,10 +33,10 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
     bool presenting = false;  // the current event is on offer (held until taken)
     MrCnpCollector<W> cnp;
 
-    CnSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cn_config& cfg)
+    CnSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cc_config& cfg)
         : Base(seed, "cn"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        mr_apply_cn_config(top.get(), cfg);
+        mr_apply_cc_config(top.get(), cfg);
         top->s_evt_valid = 0;
         top->s_qpctx_valid = 0;
         top->m_axis_tready = 0;
@@ -121,7 +121,7 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
 extern "C" {
 
 void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct,
-                const mr_cn_config* cfg) {
+                const mr_cc_config* cfg) {
 #define MR_NEW(model, name, width, traced, covered) \
     if (std::strcmp(variant, name) == 0)            \
         return static_cast<MrSim*>(new CnSimW<model, width, traced, covered>(seed, idle_pct, stall_pct, *cfg));

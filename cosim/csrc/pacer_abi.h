@@ -6,20 +6,6 @@
 
 #include "cn_abi.h"
 
-// The cfg_* ports of rtl/roce_pacer.v (SPEC.md §7).
-struct mr_pacer_config {
-    uint64_t burst_bytes, min_gap, line_byte_time, start_byte_time;
-};
-
-// Drives the pacer's cfg_* ports.
-template <class Top>
-void mr_apply_pacer_config(Top* top, const mr_pacer_config& c) {
-    top->cfg_burst_bytes = c.burst_bytes;
-    top->cfg_min_gap = c.min_gap;
-    top->cfg_line_byte_time = c.line_byte_time;
-    top->cfg_start_byte_time = c.start_byte_time;
-}
-
 // One s_cmd_* transaction.
 struct mr_pacer_command {
     uint64_t time, qp, rate_valid, rate, send, len;
@@ -45,8 +31,7 @@ void mr_collect_release(Top* top, uint64_t cycle, mr_pacer_release* rels, size_t
 
 // The pipeline top's configuration (rtl/roce_pipeline.v).
 struct mr_pipeline_config {
-    mr_cn_config cn;
-    mr_pacer_config pacer;
+    mr_cc_config cc;
     uint64_t local_mac_valid, local_mac;
 };
 

@@ -28,10 +28,10 @@ struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
     uint32_t idle_pct, stall_pct;
     bool presenting = false;
 
-    PacerSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_pacer_config& cfg)
+    PacerSimW(uint64_t seed, uint32_t idle, uint32_t stall, const mr_cc_config& cfg)
         : Base(seed, "pacer"), idle_pct(idle), stall_pct(stall) {
         MrEvaluating evaluating(this);
-        mr_apply_pacer_config(top.get(), cfg);
+        mr_apply_cc_config(top.get(), cfg);
         top->s_cmd_valid = 0;
         top->flush = 0;
         top->m_rel_ready = 0;
@@ -82,7 +82,7 @@ struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
 extern "C" {
 
 void* mr_pacer_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t stall_pct,
-                   const mr_pacer_config* cfg) {
+                   const mr_cc_config* cfg) {
 #define MR_NEW(model, name, width, traced, covered) \
     if (std::strcmp(variant, name) == 0)            \
         return static_cast<MrSim*>(new PacerSimW<model, width, traced, covered>(seed, idle_pct, stall_pct, *cfg));

@@ -47,8 +47,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         MrEvaluating evaluating(this);
         top->cfg_local_mac_valid = cfg.local_mac_valid;
         top->cfg_local_mac = cfg.local_mac;
-        mr_apply_cn_config(top.get(), cfg.cn);
-        mr_apply_pacer_config(top.get(), cfg.pacer);
+        mr_apply_cc_config(top.get(), cfg.cc);
         top->s_axis_tvalid = 0;
         top->s_qpctx_valid = 0;
         top->flush = 0;

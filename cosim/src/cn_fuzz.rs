@@ -29,6 +29,7 @@ pub struct CnScenario {
 }
 
 /// Scenario `scenario` of `seed`.
+#[allow(clippy::needless_update)]
 pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     let mut dice = Dice(seed ^ scenario.wrapping_mul(0xD6E8_FEB8_6659_FD93));
     let line = [25_000, 100_000, 400_000][dice.below(3) as usize];
@@ -36,8 +37,8 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         mode: if dice.chance(50) { CcMode::Metaroce } else { CcMode::Dcqcn },
         line_rate_mbps: line,
         np_min_time_between_cnps: 1 + dice.below(60) as u32,
-        np_cnp_dscp: dice.below(64) as u8,
-        np_cnp_prio: dice.below(8) as u8,
+        np_cnp_dscp: dice.below(64) as u32,
+        np_cnp_prio: dice.below(8) as u32,
         rp_min_rate: 1 + dice.below(u64::from(line) / 2) as u32,
         rp_min_dec_fac: dice.below(101) as u32,
         rp_dce_tcp_g: 1 + dice.below(1024) as u32,
@@ -53,6 +54,9 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         pacer_burst_bytes: if dice.chance(50) { 0 } else { dice.below(16_384) as u32 },
         pacer_min_gap_ns: if dice.chance(70) { 0 } else { dice.below(2_000) as u32 },
         pacer_start_rate: if dice.chance(70) { 0 } else { 1 + dice.below(u64::from(line)) as u32 },
+        // A parameter added to the register table keeps its default here
+        // until the fuzz draws it.
+        ..CcParams::default()
     };
     let mut qps = Vec::new();
     for local in 0..12 {

@@ -10,28 +10,9 @@ use metaroce_golden::cn_event::{CnEvent, NicConfig};
 use crate::rtl::{Handshake, Model, ModelKind};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
 
-/// `mr_cn_config` of `csrc/cn_abi.h`: the `cfg_*` ports.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct RawConfig {
-    metaroce: u64,
-    cnp_interval: u64,
-    cnp_dscp: u64,
-    cnp_pcp: u64,
-    line_rate: u64,
-    min_rate: u64,
-    min_dec: u64,
-    g: u64,
-    alpha_period: u64,
-    time_reset: u64,
-    byte_reset: u64,
-    threshold: u64,
-    ai_rate: u64,
-    hai_rate: u64,
-    initial_alpha: u64,
-    first_cnp_rate: u64,
-    clamp_tgt: u64,
-}
+// `RawCcConfig`: `mr_cc_config`, the `cfg` bus registers, generated from the
+// register table (golden/src/cc_table.rs) by build.rs.
+include!(concat!(env!("OUT_DIR"), "/cc_config.rs"));
 
 /// `mr_cn_event`: one `s_evt_*` transaction.
 #[repr(C)]
@@ -113,7 +94,7 @@ extern "C" {
         seed: u64,
         idle_pct: u32,
         stall_pct: u32,
-        cfg: *const RawConfig,
+        cfg: *const RawCcConfig,
     ) -> *mut c_void;
     fn mr_cn_push(
         sim: *mut c_void,
@@ -159,7 +140,7 @@ impl RtlCn {
     /// A fresh block after reset and its RAM-clearing sweep, configured.
     pub fn new(model: Model, handshake: Handshake, regs: &CcRegisters) -> Result<Self, String> {
         let width = model.width;
-        let cfg = raw_config(regs);
+        let cfg = RawCcConfig::from(regs);
         let prefix = CString::new(cn_prefix(width, model.kind)?).expect("no NUL in a prefix");
         // SAFETY: a NUL-terminated name, plain values and a live config struct.
         let sim = unsafe { mr_cn_new(prefix.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
@@ -236,28 +217,6 @@ fn call(sim: &SimHandle, events: &[RawEvent], cnps: &mut Vec<RtlCnp>, rates: &mu
     cnps.truncate(cnp_base + cnp_count);
     rates.truncate(rate_base + rate_count);
     (taken, cnp_count + rate_count)
-}
-
-pub(crate) fn raw_config(regs: &CcRegisters) -> RawConfig {
-    RawConfig {
-        metaroce: regs.metaroce.into(),
-        cnp_interval: regs.cnp_interval_ns.into(),
-        cnp_dscp: regs.cnp_dscp.into(),
-        cnp_pcp: regs.cnp_pcp.into(),
-        line_rate: regs.line_rate_kbps.into(),
-        min_rate: regs.min_rate_kbps.into(),
-        min_dec: regs.min_dec_q15.into(),
-        g: regs.g.into(),
-        alpha_period: regs.alpha_period_ns.into(),
-        time_reset: regs.time_reset_ns.into(),
-        byte_reset: regs.byte_reset.into(),
-        threshold: regs.threshold.into(),
-        ai_rate: regs.ai_kbps.into(),
-        hai_rate: regs.hai_kbps.into(),
-        initial_alpha: regs.initial_alpha.into(),
-        first_cnp_rate: regs.first_cnp_kbps.into(),
-        clamp_tgt: regs.clamp_tgt.into(),
-    }
 }
 
 pub(crate) fn mac(bytes: [u8; 6]) -> u64 {

@@ -9,27 +9,8 @@ use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::{PacerCommand, Release};
 
 use crate::rtl::{Handshake, ModelKind};
-use crate::rtl_cn::{mac, raw_config, RawConfig, RtlCnp, RtlRate, CN_STALL_CYCLES};
+use crate::rtl_cn::{mac, RawCcConfig, RtlCnp, RtlRate, CN_STALL_CYCLES};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
-
-/// `mr_pacer_config` of `csrc/pacer_abi.h`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct RawPacerConfig {
-    burst_bytes: u64,
-    min_gap: u64,
-    line_byte_time: u64,
-    start_byte_time: u64,
-}
-
-fn pacer_config(regs: &CcRegisters) -> RawPacerConfig {
-    RawPacerConfig {
-        burst_bytes: regs.burst_bytes.into(),
-        min_gap: regs.min_gap_ns.into(),
-        line_byte_time: regs.line_byte_time,
-        start_byte_time: regs.start_byte_time,
-    }
-}
 
 /// `mr_pacer_command`: one `s_cmd_*` transaction.
 #[repr(C)]
@@ -64,8 +45,7 @@ impl RtlRelease {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 struct RawPipelineConfig {
-    cn: RawConfig,
-    pacer: RawPacerConfig,
+    cc: RawCcConfig,
     local_mac_valid: u64,
     local_mac: u64,
 }
@@ -129,7 +109,7 @@ extern "C" {
         seed: u64,
         idle_pct: u32,
         stall_pct: u32,
-        cfg: *const RawPacerConfig,
+        cfg: *const RawCcConfig,
     ) -> *mut c_void;
     fn mr_pacer_push(
         sim: *mut c_void,
@@ -183,7 +163,7 @@ impl RtlPacer {
             ModelKind::InjectedBug => return Err("the pacer has no injected-bug build".into()),
         };
         let name = CString::new(prefix).expect("no NUL in a prefix");
-        let cfg = pacer_config(regs);
+        let cfg = RawCcConfig::from(regs);
         // SAFETY: a NUL-terminated name, plain values and a live config struct.
         let sim = unsafe { mr_pacer_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pacer", || format!("no pacer RTL model {prefix}"))?;
@@ -262,8 +242,7 @@ impl RtlPipeline {
         local_mac: Option<[u8; 6]>,
     ) -> Result<Self, String> {
         let cfg = RawPipelineConfig {
-            cn: raw_config(regs),
-            pacer: pacer_config(regs),
+            cc: RawCcConfig::from(regs),
             local_mac_valid: local_mac.is_some().into(),
             local_mac: local_mac.map_or(0, mac),
         };

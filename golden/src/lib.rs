@@ -7,11 +7,13 @@
 //! * [`parser`]: one [`record::ParseRecord`] per frame.
 //! * [`cn`]: congestion notification: [`cn_event`] (its input),
 //!   [`notify`] (CNPs), [`reaction`] (DCQCN / MetaRoCE rates),
-//!   [`cc_params`] (parameters and their fixed point).
+//!   [`cc_params`] (parameters and their fixed point, from the register
+//!   table [`cc_table`]).
 //! * [`pacer`]: per-QP pacing in a timing wheel.
 //! * [`pipeline`]: the whole top, parser to pacer.
 
 pub mod cc_params;
+pub mod cc_table;
 pub mod cn;
 pub mod cn_event;
 pub mod icrc;

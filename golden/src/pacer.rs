@@ -23,20 +23,8 @@ use std::collections::VecDeque;
 use crate::cc_params::CcRegisters;
 use crate::reaction::{RateChange, RateTrigger};
 
-/// Fraction bits of every pacer time.
-pub const TIME_FRAC_BITS: u32 = 20;
-/// ns per byte at 1 kb/s (8 bits / 1000 bit/s = 8e6 ns), Q.20.
-pub const BYTE_TIME_NUMERATOR: u64 = 8_000_000 << TIME_FRAC_BITS;
-/// Rates below this pace at it (10 kb/s: 800 µs per byte); keeps byte
-/// times in 40 bits.
-pub const MIN_PACED_KBPS: u32 = 10;
-
-/// ns per byte at `rate_kbps`, Q20.20, rounded up (the RTL's restoring
-/// division of [`BYTE_TIME_NUMERATOR`] by the clamped rate, plus one when
-/// a remainder is left).
-pub fn byte_time(rate_kbps: u32) -> u64 {
-    BYTE_TIME_NUMERATOR.div_ceil(u64::from(rate_kbps.max(MIN_PACED_KBPS)))
-}
+// Byte times are the register table's conversion (`CcConv::ByteTime`).
+pub use crate::cc_table::{byte_time, BYTE_TIME_NUMERATOR, MIN_PACED_KBPS, TIME_FRAC_BITS};
 
 /// Levels of the timing wheel (`rtl/roce_pacer.v`).
 pub const LEVELS: usize = 3;

@@ -1,0 +1,96 @@
+// Generated from golden/src/cc_table.rs by golden/cc_gen.rs: do not edit.
+// Regenerate: METAROCE_BLESS=1 cargo test -p metaroce-golden --test cc_table
+//
+// The configuration bus `cfg` (SPEC.md §6.2, §7.1): every congestion-control
+// register, packed from bit 0 in table order and held constant while running.
+// `CFG_<NAME> is a register's slice (cfg[`CFG_<NAME>]), `CFG_<NAME>_W its width.
+`ifndef METAROCE_CFG_VH
+`define METAROCE_CFG_VH
+
+`define CFG_WIDTH 478
+
+// mode (Same): Which reaction the notification and reaction points run.
+`define CFG_METAROCE 0:0
+`define CFG_METAROCE_W 1
+
+// line_rate_mbps (Thousand): Line rate: the start rate of every QP and the ceiling.
+`define CFG_LINE_RATE_KBPS 32:1
+`define CFG_LINE_RATE_KBPS_W 32
+
+// line_rate_mbps (ByteTime): Line rate: the start rate of every QP and the ceiling.
+`define CFG_LINE_BYTE_TIME 72:33
+`define CFG_LINE_BYTE_TIME_W 40
+
+// np_min_time_between_cnps (Thousand): Minimum time between two CNPs to one QP.
+`define CFG_CNP_INTERVAL_NS 104:73
+`define CFG_CNP_INTERVAL_NS_W 32
+
+// np_cnp_dscp (Same): DSCP of the CNPs sent.
+`define CFG_CNP_DSCP 110:105
+`define CFG_CNP_DSCP_W 6
+
+// np_cnp_prio (Same): 802.1p priority of CNPs sent on a VLAN.
+`define CFG_CNP_PCP 113:111
+`define CFG_CNP_PCP_W 3
+
+// rp_min_rate (Thousand): Floor of the current rate.
+`define CFG_MIN_RATE_KBPS 145:114
+`define CFG_MIN_RATE_KBPS_W 32
+
+// rp_min_dec_fac (PercentQ15): A cut never leaves less than this percentage of the rate (register: Q1.15, rounded down).
+`define CFG_MIN_DEC_Q15 161:146
+`define CFG_MIN_DEC_Q15_W 16
+
+// rp_dce_tcp_g (Same): g, the weight of each new alpha sample, in 1/1024.
+`define CFG_G 172:162
+`define CFG_G_W 11
+
+// rp_dce_tcp_rtt (Thousand): Alpha update period.
+`define CFG_ALPHA_PERIOD_NS 204:173
+`define CFG_ALPHA_PERIOD_NS_W 32
+
+// rp_time_reset (Thousand): Rate increase timer T.
+`define CFG_TIME_RESET_NS 236:205
+`define CFG_TIME_RESET_NS_W 32
+
+// rp_byte_reset (Same): Rate increase byte counter B.
+`define CFG_BYTE_RESET 268:237
+`define CFG_BYTE_RESET_W 32
+
+// rp_threshold (Same): Stage threshold F (stage counts saturate at 255).
+`define CFG_THRESHOLD 276:269
+`define CFG_THRESHOLD_W 8
+
+// rp_ai_rate (Thousand): Additive increase R_AI.
+`define CFG_AI_KBPS 308:277
+`define CFG_AI_KBPS_W 32
+
+// rp_hai_rate (Thousand): Hyper increase R_HAI.
+`define CFG_HAI_KBPS 340:309
+`define CFG_HAI_KBPS_W 32
+
+// rp_initial_alpha_value (Mlx5Alpha): Alpha of a QP before its first CNP, 0..1023 (register: Q1.15, 1023 = 1.0 exactly).
+`define CFG_INITIAL_ALPHA 356:341
+`define CFG_INITIAL_ALPHA_W 16
+
+// rp_rate_to_set_on_first_cnp (Thousand): Rate after the first CNP of a QP; 0 = cut as usual.
+`define CFG_FIRST_CNP_KBPS 388:357
+`define CFG_FIRST_CNP_KBPS_W 32
+
+// rp_clamp_tgt_rate (Same): 1: every CNP sets the target rate to the current rate; 0: only a CNP after a rate increase does.
+`define CFG_CLAMP_TGT 389:389
+`define CFG_CLAMP_TGT_W 1
+
+// pacer_burst_bytes (Same): Pacer burst allowance: how far a QP may run ahead of its rate.
+`define CFG_BURST_BYTES 405:390
+`define CFG_BURST_BYTES_W 16
+
+// pacer_min_gap_ns (Same): Pacer minimum time between two packets of one QP.
+`define CFG_MIN_GAP_NS 437:406
+`define CFG_MIN_GAP_NS_W 32
+
+// pacer_start_rate (ByteTime): Pacer rate of a QP before its first rate change; 0 = line rate (register: its byte time, Q20.20).
+`define CFG_START_BYTE_TIME 477:438
+`define CFG_START_BYTE_TIME_W 40
+
+`endif
