@@ -42,6 +42,14 @@ const PACER: Block =
 const PIPELINE: Block =
     Block { top: "roce_pipeline", file_list: "rtl/pipeline.f", table_macro: "MR_PIPELINE_VARIANTS", has_width: true };
 const BLOCKS: [&Block; 4] = [&PARSER, &CN, &PACER, &PIPELINE];
+/// The parser with deliberate bugs, a test-only wrapper outside rtl/; its
+/// model joins the parser's variants.
+const PARSER_BUG: Block = Block {
+    top: "roce_parser_bug",
+    file_list: "cosim/rtl_test/parser_bug.f",
+    table_macro: "MR_PARSER_VARIANTS",
+    has_width: true,
+};
 
 /// One Verilated build: `prefix` is its C++ class, `args` what it adds to
 /// the common Verilator arguments.
@@ -54,8 +62,8 @@ struct Variant {
 
 /// Every model in the binary. All run the RTL assertions; the plain ones
 /// also carry FST tracing (off until a trace is opened), the `Cov` ones
-/// Verilator line and toggle coverage, and `Vparser64Bug` a deliberate bug
-/// (`METAROCE_INJECT_BUG`) for the harness's own tests. `Vcn*` are the
+/// Verilator line and toggle coverage, and `Vparser64Bug` deliberate bugs
+/// (`cosim/rtl_test/roce_parser_bug.v`) for the harness's own tests. `Vcn*` are the
 /// congestion-notification block, `Vpacer*` the pacer (no data width) and
 /// `Vpipeline*` the whole top.
 const VARIANTS: &[Variant] = &[
@@ -63,12 +71,7 @@ const VARIANTS: &[Variant] = &[
     Variant { block: &PARSER, prefix: "Vparser512", width: 512, args: &["--trace-fst"] },
     Variant { block: &PARSER, prefix: "Vparser64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
     Variant { block: &PARSER, prefix: "Vparser512Cov", width: 512, args: &["--coverage-line", "--coverage-toggle"] },
-    Variant {
-        block: &PARSER,
-        prefix: "Vparser64Bug",
-        width: 64,
-        args: &["--trace-fst", "+define+METAROCE_INJECT_BUG"],
-    },
+    Variant { block: &PARSER_BUG, prefix: "Vparser64Bug", width: 64, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn64", width: 64, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn512", width: 512, args: &["--trace-fst"] },
     Variant { block: &CN, prefix: "Vcn64Cov", width: 64, args: &["--coverage-line", "--coverage-toggle"] },
@@ -105,6 +108,7 @@ fn main() {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-changed=csrc");
+    println!("cargo:rerun-if-changed=rtl_test");
     for entry in std::fs::read_dir(root.join("rtl")).expect("rtl/ exists").flatten() {
         println!("cargo:rerun-if-changed={}", entry.path().display());
     }
@@ -145,12 +149,12 @@ fn main() {
     println!("cargo:rustc-link-lib=z");
 }
 
-/// What the models depend on: every file of rtl/ and csrc/, the record
+/// What the models depend on: every file of rtl/, rtl_test/ and csrc/, the record
 /// field table, this script, the Verilator version and the C++ compiler.
 fn cache_key(root: &Path, manifest_dir: &Path, verilator: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for dir in [root.join("rtl"), manifest_dir.join("csrc")] {
+    for dir in [root.join("rtl"), manifest_dir.join("rtl_test"), manifest_dir.join("csrc")] {
         let mut files: Vec<PathBuf> =
             std::fs::read_dir(&dir).expect("source directory").flatten().map(|e| e.path()).collect();
         files.sort();
@@ -363,7 +367,7 @@ fn generate_variant_table(out_dir: &Path) {
     }
     for block in BLOCKS {
         writeln!(h, "#define {}(X) \\", block.table_macro).unwrap();
-        for v in VARIANTS.iter().filter(|v| v.block.top == block.top) {
+        for v in VARIANTS.iter().filter(|v| v.block.table_macro == block.table_macro) {
             let traced = v.args.contains(&"--trace-fst");
             let covered = v.args.contains(&"--coverage-line");
             writeln!(h, "    X({0}, \"{0}\", {1}, {2}, {3}) \\", v.prefix, v.width, traced, covered).unwrap();

@@ -82,6 +82,8 @@ module cnp_notify #(
     output wire                   busy
 );
 
+`include "metaroce_defs.vh"
+
 // The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
 wire cfg_metaroce = cfg[`CFG_METAROCE];
 wire [`CFG_CNP_INTERVAL_NS_W-1:0] cfg_cnp_interval = cfg[`CFG_CNP_INTERVAL_NS];
@@ -136,39 +138,47 @@ reg [127:0] b_ip_dst_reg;
 reg [15:0]  b_udp_sport_reg;
 reg         b_src_qp_valid_reg;
 reg [23:0]  b_src_qp_reg;
-// The word stage B wrote in the cycle this event was read, when it was
-// for the same QP: the RAM read returned the word from before that write.
-reg                      b_fwd_valid_reg;
-reg [NP_ENTRY_WIDTH-1:0] b_fwd_data_reg;
+// The RAM word, packed here and unpacked below, nowhere else.
+function [NP_ENTRY_WIDTH-1:0] np_entry(
+    input        remote_valid,
+    input [23:0] remote_qp,
+    input        cnp_sent,
+    input [63:0] last_cnp,
+    input [15:0] pkts,
+    input [15:0] ce_pkts
+);
+    np_entry = {remote_valid, remote_qp, cnp_sent, last_cnp, pkts, ce_pkts};
+endfunction
 
-// Per-QP state RAM (qp_state_ram.v): registered read, one write port.
-wire [NP_ENTRY_WIDTH-1:0] rd_data;
+// Per-QP state (qp_rmw_pipe.v): stage A reads, stage B sees the word on
+// `entry` (forwarded from its own write) and writes it back.
+wire [NP_ENTRY_WIDTH-1:0] entry;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [NP_ENTRY_WIDTH-1:0] wr_data;
 
-qp_state_ram #(
+qp_rmw_pipe #(
     .WIDTH(NP_ENTRY_WIDTH),
     .DEPTH(QP_COUNT),
     .ADDR_WIDTH(QP_INDEX_WIDTH)
-) state_ram_inst (
+) state_inst (
     .clk(clk),
     .rd_en(rd_en),
     .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
-    .rd_data(rd_data),
+    .entry(entry),
     .wr_en(wr_en),
     .wr_addr(wr_addr),
     .wr_data(wr_data)
 );
 
-wire [NP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data;
-wire        entry_remote_valid = entry[NP_ENTRY_WIDTH-1];
-wire [23:0] entry_remote_qp    = entry[NP_ENTRY_WIDTH-2 -: 24];
-wire        entry_cnp_sent     = entry[96];
-wire [63:0] entry_last_cnp     = entry[32 +: 64];
-wire [15:0] entry_pkts         = entry[16 +: 16];
-wire [15:0] entry_ce_pkts      = entry[0 +: 16];
+wire        entry_remote_valid;
+wire [23:0] entry_remote_qp;
+wire        entry_cnp_sent;
+wire [63:0] entry_last_cnp;
+wire [15:0] entry_pkts;
+wire [15:0] entry_ce_pkts;
+assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = entry;
 
 // The CNP builder's copy of its event.
 reg [2:0]   cnp_state_reg = CNP_IDLE, cnp_state_next;
@@ -260,7 +270,7 @@ wire [15:0]  l3_type = cnp_ipv6_reg ? 16'h86DD : 16'h0800;
 wire [127:0] reserved = cfg_metaroce
     ? {96'd0, be16(extent_reg[15:0]), 16'h014D}
     : 128'd0;
-wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, 8'h81};
+wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
 wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport_reg)};
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
@@ -309,13 +319,13 @@ always @* begin
         if ({8'd0, s_qpctx_local} < QP_COUNT) begin
             wr_en = 1'b1;
             wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
-            wr_data = {1'b1, s_qpctx_remote, {(NP_ENTRY_WIDTH-25){1'b0}}};
+            wr_data = np_entry(1'b1, s_qpctx_remote, 1'b0, 64'd0, 16'd0, 16'd0);
         end
     end else if (b_done) begin
         wr_en = 1'b1;
         wr_data = send_cnp
-            ? {entry_remote_valid, entry_remote_qp, 1'b1, b_time_reg, 32'd0}
-            : {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new};
+            ? np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time_reg, 16'd0, 16'd0)
+            : np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new);
     end
 
     if (accept_in_range) begin
@@ -429,8 +439,6 @@ always @(posedge clk) begin
         b_udp_sport_reg <= s_evt_udp_sport;
         b_src_qp_valid_reg <= s_evt_src_qp_valid;
         b_src_qp_reg <= s_evt_src_qp;
-        b_fwd_valid_reg <= b_done && b_qp_reg == s_evt_qp[QP_INDEX_WIDTH-1:0];
-        b_fwd_data_reg <= wr_data;
     end
 
     if (cnp_state_reg == CNP_IDLE && b_done && send_cnp) begin

@@ -110,17 +110,8 @@ localparam [1:0]
     STATE_CATCH_UP = 2'd2,
     STATE_APPLY = 2'd3;
 
-localparam [1:0]
-    STAGE_CUT = 2'd0,
-    STAGE_FAST_RECOVERY = 2'd1,
-    STAGE_ADDITIVE = 2'd2,
-    STAGE_HYPER = 2'd3;
-
-localparam [1:0]
-    TRIGGER_CNP = 2'd0,
-    TRIGGER_TIMER = 2'd1,
-    TRIGGER_BYTES = 2'd2,
-    TRIGGER_SENT = 2'd3;
+// Stage and trigger codes, shared with the golden model.
+`include "metaroce_defs.vh"
 
 generate
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
@@ -140,17 +131,37 @@ reg [16:0] evt_len_reg;
 reg        evt_extent_valid_reg;
 reg [15:0] evt_extent_reg;
 
-// The QP's state in the catch-up loop (and scratch for the fast path).
-reg [31:0] rate_reg, rate_next;
-reg [31:0] target_reg, target_next;
-reg [15:0] alpha_reg, alpha_next;
-reg        running_reg, running_next;
-reg        cut_seen_reg, cut_seen_next;
-reg [63:0] alpha_due_reg, alpha_due_next;
-reg [63:0] increase_due_reg, increase_due_next;
-reg [31:0] bytes_reg, bytes_next;
-reg [7:0]  timer_stage_reg, timer_stage_next;
-reg [7:0]  byte_stage_reg, byte_stage_next;
+// The RAM word, packed here and unpacked (cur_*) below, nowhere else.
+function [RP_ENTRY_WIDTH-1:0] rp_entry(
+    input [31:0] rate,
+    input [31:0] target,
+    input [15:0] alpha,
+    input        running,
+    input        cut_seen,
+    input [63:0] alpha_due,
+    input [63:0] increase_due,
+    input [31:0] bytes,
+    input [7:0]  timer_stage,
+    input [7:0]  byte_stage
+);
+    rp_entry = {rate, target, alpha, running, cut_seen, alpha_due, increase_due, bytes, timer_stage, byte_stage};
+endfunction
+
+// The QP's state after this cycle's step, field by field, and packed: the
+// word written back, and the state the catch-up loop carries in qp_reg.
+reg [31:0] rate_next;
+reg [31:0] target_next;
+reg [15:0] alpha_next;
+reg        running_next;
+reg        cut_seen_next;
+reg [63:0] alpha_due_next;
+reg [63:0] increase_due_next;
+reg [31:0] bytes_next;
+reg [7:0]  timer_stage_next;
+reg [7:0]  byte_stage_next;
+wire [RP_ENTRY_WIDTH-1:0] qp_next = rp_entry(rate_next, target_next, alpha_next, running_next, cut_seen_next,
+    alpha_due_next, increase_due_next, bytes_next, timer_stage_next, byte_stage_next);
+reg  [RP_ENTRY_WIDTH-1:0] qp_reg;
 
 reg        m_rate_valid_reg = 1'b0, m_rate_valid_next;
 reg [63:0] m_rate_time_reg, m_rate_time_next;
@@ -163,15 +174,10 @@ reg [23:0] m_rate_qp_reg, m_rate_qp_next;
 reg        m_rate_sent_reg, m_rate_sent_next;
 reg [16:0] m_rate_len_reg, m_rate_len_next;
 
-wire [RP_ENTRY_WIDTH-1:0] rd_data;
+wire [RP_ENTRY_WIDTH-1:0] entry;
 wire                     rd_en;
-// The word stage B wrote in the cycle this event was read, when it was
-// for the same QP: the RAM read returned the word from before that write.
-reg                      b_fwd_valid_reg;
-reg [RP_ENTRY_WIDTH-1:0] b_fwd_data_reg;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
-reg [RP_ENTRY_WIDTH-1:0] wr_data;
 
 // Stage B is free, or finishes on the fast path this cycle.
 assign s_evt_ready = state_reg == STATE_RUN && (!b_valid_reg || (!expiry_due && apply_done));
@@ -198,23 +204,24 @@ reg [1:0]  emit_stage;
 reg [1:0]  emit_trigger;
 reg        emit_sent;
 
-// The QP's state the datapath works on: the RAM word in stage B, the
-// registers in the catch-up loop and its apply.
-qp_state_ram #(
+// Per-QP state (qp_rmw_pipe.v): stage A reads, stage B sees the word on
+// `entry` (forwarded from its own write) and writes it back.
+qp_rmw_pipe #(
     .WIDTH(RP_ENTRY_WIDTH),
     .DEPTH(QP_COUNT),
     .ADDR_WIDTH(QP_INDEX_WIDTH)
-) state_ram_inst (
+) state_inst (
     .clk(clk),
     .rd_en(rd_en),
     .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
-    .rd_data(rd_data),
+    .entry(entry),
     .wr_en(wr_en),
     .wr_addr(wr_addr),
-    .wr_data(wr_data)
+    .wr_data(qp_next)
 );
 
-wire [RP_ENTRY_WIDTH-1:0] entry = b_fwd_valid_reg ? b_fwd_data_reg : rd_data;
+// The QP's state the datapath works on: the RAM word in stage B, qp_reg
+// in the catch-up loop and its apply.
 wire        in_pipe = state_reg == STATE_RUN;
 wire [31:0] cur_rate;
 wire [31:0] cur_target;
@@ -227,9 +234,7 @@ wire [31:0] cur_bytes;
 wire [7:0]  cur_timer_stage;
 wire [7:0]  cur_byte_stage;
 assign {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due, cur_bytes,
-        cur_timer_stage, cur_byte_stage} = in_pipe ? entry
-    : {rate_reg, target_reg, alpha_reg, running_reg, cut_seen_reg, alpha_due_reg, increase_due_reg, bytes_reg,
-       timer_stage_reg, byte_stage_reg};
+        cur_timer_stage, cur_byte_stage} = in_pipe ? entry : qp_reg;
 reg apply_done;
 
 // Products keep the bits their formula reads; the rest are unused.
@@ -264,10 +269,10 @@ always @* begin
         inc_stage = STAGE_FAST_RECOVERY;
         inc_target = cur_target;
     end else if (stage_low > cfg_threshold) begin
-        inc_stage = STAGE_HYPER;
+        inc_stage = STAGE_HYPER_INCREASE;
         inc_target = target_hyper_sum > {9'd0, cfg_line_rate} ? cfg_line_rate : target_hyper_sum[31:0];
     end else begin
-        inc_stage = STAGE_ADDITIVE;
+        inc_stage = STAGE_ADDITIVE_INCREASE;
         inc_target = target_ai_sum > {1'b0, cfg_line_rate} ? cfg_line_rate : target_ai_sum[31:0];
     end
 end
@@ -310,21 +315,23 @@ wire        byte_step = bytes_sum >= {1'b0, cfg_byte_reset};
 always @* begin
     state_next = state_reg;
     init_addr_next = init_addr_reg;
-    rate_next = rate_reg;
-    target_next = target_reg;
-    alpha_next = alpha_reg;
-    running_next = running_reg;
-    cut_seen_next = cut_seen_reg;
-    alpha_due_next = alpha_due_reg;
-    increase_due_next = increase_due_reg;
-    bytes_next = bytes_reg;
-    timer_stage_next = timer_stage_reg;
-    byte_stage_next = byte_stage_reg;
+    // The state as it is: the word in stage B (whose step may change it)
+    // or the catch-up loop's.
+    rate_next = cur_rate;
+    target_next = cur_target;
+    alpha_next = cur_alpha;
+    running_next = cur_running;
+    cut_seen_next = cur_cut_seen;
+    alpha_due_next = cur_alpha_due;
+    increase_due_next = cur_increase_due;
+    bytes_next = cur_bytes;
+    timer_stage_next = cur_timer_stage;
+    byte_stage_next = cur_byte_stage;
 
     emit = 1'b0;
     emit_time = evt_time_reg;
     emit_stage = inc_stage;
-    emit_trigger = TRIGGER_BYTES;
+    emit_trigger = TRIGGER_BYTE_COUNTER;
     emit_sent = 1'b0;
     m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
     m_rate_time_next = m_rate_time_reg;
@@ -339,8 +346,6 @@ always @* begin
 
     wr_en = 1'b0;
     wr_addr = evt_qp_reg;
-    wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
-               bytes_next, timer_stage_next, byte_stage_next};
     b_valid_next = b_valid_reg;
     apply_done = 1'b0;
 
@@ -349,7 +354,16 @@ always @* begin
             // Every QP starts at line rate with the initial alpha, timers stopped.
             wr_en = 1'b1;
             wr_addr = init_addr_reg;
-            wr_data = {cfg_line_rate, cfg_line_rate, cfg_initial_alpha, {(RP_ENTRY_WIDTH-80){1'b0}}};
+            rate_next = cfg_line_rate;
+            target_next = cfg_line_rate;
+            alpha_next = cfg_initial_alpha;
+            running_next = 1'b0;
+            cut_seen_next = 1'b0;
+            alpha_due_next = 64'd0;
+            increase_due_next = 64'd0;
+            bytes_next = 32'd0;
+            timer_stage_next = 8'd0;
+            byte_stage_next = 8'd0;
             init_addr_next = init_addr_reg + 1;
             if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
                 state_next = STATE_RUN;
@@ -357,9 +371,8 @@ always @* begin
         end
         STATE_RUN: begin
             if (b_valid_reg && expiry_due) begin
-                // Expiries to work off: the event leaves the pipeline.
-                {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
-                 increase_due_next, bytes_next, timer_stage_next, byte_stage_next} = entry;
+                // Expiries to work off: the event leaves the pipeline, its
+                // QP's word for qp_reg.
                 b_valid_next = 1'b0;
                 state_next = STATE_CATCH_UP;
             end
@@ -369,33 +382,29 @@ always @* begin
                 state_next = STATE_APPLY;
             end else if (alpha_first) begin
                 alpha_next = alpha_decayed;
-                alpha_due_next = alpha_due_reg + {32'd0, cfg_alpha_period};
-                if (rate_reg == cfg_line_rate && target_reg == cfg_line_rate && alpha_decayed == 0) begin
+                alpha_due_next = cur_alpha_due + {32'd0, cfg_alpha_period};
+                if (cur_rate == cfg_line_rate && cur_target == cfg_line_rate && alpha_decayed == 0) begin
                     running_next = 1'b0;
                 end
             end else if (out_free) begin
                 timer_stage_next = timer_stage_inc;
                 rate_next = inc_rate;
                 target_next = inc_target;
-                increase_due_next = increase_due_reg + {32'd0, cfg_time_reset};
+                increase_due_next = cur_increase_due + {32'd0, cfg_time_reset};
                 if (converged_after_inc) begin
                     running_next = 1'b0;
                 end
                 emit = inc_changed;
-                emit_time = increase_due_reg;
+                emit_time = cur_increase_due;
                 emit_trigger = TRIGGER_TIMER;
             end
         end
         default: ;
     endcase
 
-    // Apply the event: on the fast path from the RAM word, after the
-    // catch-up loop from the registers (cur_* selects).
+    // Apply the event: on the fast path to the RAM word, after the
+    // catch-up loop to qp_reg (cur_* selects).
     if ((state_reg == STATE_RUN && b_valid_reg && !expiry_due) || state_reg == STATE_APPLY) begin
-        {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next, increase_due_next,
-         bytes_next, timer_stage_next, byte_stage_next} =
-            {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due,
-             cur_bytes, cur_timer_stage, cur_byte_stage};
         if (evt_cnp_reg) begin
             if (cut_held) begin
                 // Absorbed: the word goes back as caught up, nothing is emitted.
@@ -430,7 +439,7 @@ always @* begin
                     running_next = 1'b0;
                 end
                 if (inc_changed) begin
-                    emit_trigger = TRIGGER_BYTES;
+                    emit_trigger = TRIGGER_BYTE_COUNTER;
                     emit_stage = inc_stage;
                 end
             end else if (cur_running) begin
@@ -442,8 +451,6 @@ always @* begin
         end
         if (apply_done) begin
             wr_en = 1'b1;
-            wr_data = {rate_next, target_next, alpha_next, running_next, cut_seen_next, alpha_due_next,
-                       increase_due_next, bytes_next, timer_stage_next, byte_stage_next};
             if (state_reg == STATE_APPLY) begin
                 state_next = STATE_RUN;
             end else begin
@@ -470,16 +477,7 @@ always @(posedge clk) begin
     state_reg <= state_next;
     b_valid_reg <= b_valid_next || accept_in_range;
     init_addr_reg <= init_addr_next;
-    rate_reg <= rate_next;
-    target_reg <= target_next;
-    alpha_reg <= alpha_next;
-    running_reg <= running_next;
-    cut_seen_reg <= cut_seen_next;
-    alpha_due_reg <= alpha_due_next;
-    increase_due_reg <= increase_due_next;
-    bytes_reg <= bytes_next;
-    timer_stage_reg <= timer_stage_next;
-    byte_stage_reg <= byte_stage_next;
+    qp_reg <= qp_next;
 
     m_rate_valid_reg <= m_rate_valid_next;
     m_rate_time_reg <= m_rate_time_next;
@@ -493,8 +491,6 @@ always @(posedge clk) begin
     m_rate_len_reg <= m_rate_len_next;
 
     if (accept_in_range) begin
-        b_fwd_valid_reg <= wr_en && state_reg == STATE_RUN && wr_addr == s_evt_qp[QP_INDEX_WIDTH-1:0];
-        b_fwd_data_reg <= wr_data;
         evt_time_reg <= s_evt_time;
         evt_cnp_reg <= s_evt_cnp;
         evt_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
@@ -515,9 +511,9 @@ end
 import "DPI-C" function void metaroce_assertion_failed(input string message);
 always @(posedge clk) begin
     if (!rst && state_reg == STATE_CATCH_UP) begin
-        assert (rate_reg <= target_reg && target_reg <= cfg_line_rate && rate_reg >= cfg_min_rate)
+        assert (cur_rate <= cur_target && cur_target <= cfg_line_rate && cur_rate >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
-        assert (alpha_reg <= FRACTION_ONE)
+        assert (cur_alpha <= FRACTION_ONE)
         else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
     end
 end

@@ -1,10 +1,12 @@
 // Sources of the pipeline top, top first (verilator -f / yosys read_verilog).
 rtl/roce_pipeline.v
 rtl/roce_parser.v
+rtl/roce_classify.v
 rtl/roce_opcode_decode.v
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/dcqcn_rp.v
 rtl/roce_pacer.v
+rtl/qp_rmw_pipe.v
 rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

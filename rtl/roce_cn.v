@@ -79,10 +79,7 @@ module roce_cn #(
     output wire                   busy
 );
 
-localparam [1:0]
-    KIND_RX_DATA = 2'd0,
-    KIND_RX_CNP = 2'd1,
-    KIND_TX_DATA = 2'd2;
+`include "metaroce_defs.vh"
 
 wire to_np = s_evt_kind == KIND_RX_DATA;
 wire to_rp = s_evt_kind == KIND_RX_CNP || s_evt_kind == KIND_TX_DATA;

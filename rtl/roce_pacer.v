@@ -315,6 +315,11 @@ wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
 /* verilator lint_on UNUSEDSIGNAL */
 wire [39:0] div_byte_time = div_quot_up[39:0];
 
+// The QP RAM word, packed here and unpacked below, nowhere else.
+function [QP_WORD_WIDTH-1:0] qp_word(input [39:0] byte_time, input [63:0] tat, input [63:0] gap_ready);
+    qp_word = {byte_time, tat, gap_ready};
+endfunction
+
 // A packet handed over: its eligible time and the QP's state after it.
 wire [39:0] qp_byte_time;
 wire [63:0] qp_tat;
@@ -379,7 +384,7 @@ always @* begin
     qp_rd_en = 1'b0;
     qp_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
-    qp_wr_data = {qp_byte_time, qp_tat, qp_gap_ready};
+    qp_wr_data = qp_word(qp_byte_time, qp_tat, qp_gap_ready);
     desc_rd_en = 1'b0;
     desc_rd_addr = slot_head_mem[next_addr];
     desc_wr_en = 1'b0;
@@ -400,7 +405,7 @@ always @* begin
             if (init_addr_reg < QP_COUNT) begin
                 qp_wr_en = 1'b1;
                 qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
-                qp_wr_data = {cfg_start_byte_time, 128'd0};
+                qp_wr_data = qp_word(cfg_start_byte_time, 64'd0, 64'd0);
             end
             if (init_addr_reg < DESC_COUNT) begin
                 link_wr_en = 1'b1;
@@ -452,14 +457,14 @@ always @* begin
                     m_rel_len_next = cmd_len_reg;
                     m_rel_drop_next = 1'b1;
                     qp_wr_en = cmd_rate_valid_reg;
-                    qp_wr_data = {div_byte_time, qp_tat, qp_gap_ready};
+                    qp_wr_data = qp_word(div_byte_time, qp_tat, qp_gap_ready);
                     state_next = STATE_IDLE;
                 end
             end else begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = {cmd_rate_valid_reg ? div_byte_time : qp_byte_time,
-                              cmd_send_reg ? tat_after : qp_tat,
-                              cmd_send_reg ? gap_ready_after : qp_gap_ready};
+                qp_wr_data = qp_word(cmd_rate_valid_reg ? div_byte_time : qp_byte_time,
+                                     cmd_send_reg ? tat_after : qp_tat,
+                                     cmd_send_reg ? gap_ready_after : qp_gap_ready);
                 if (cmd_send_reg) begin
                     desc_wr_en = 1'b1;
                     ins_en = 1'b1;

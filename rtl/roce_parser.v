@@ -147,30 +147,8 @@ localparam KEEP_COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam [31:0] CRC_LRH_STATE = 32'hDEBB20E3;
 localparam [31:0] CRC_POLY_REFLECTED = 32'hEDB88320;
 
-localparam [1:0] CLASS_ROCE = 2'd0;
-localparam [1:0] CLASS_NON_ROCE = 2'd1;
-localparam [1:0] CLASS_ERROR = 2'd2;
-
-// Error codes: priority order, as golden/src/record.rs ParseError.
-localparam [4:0] ERR_NONE = 5'd0;
-localparam [4:0] ERR_MAC_ERROR = 5'd1;
-localparam [4:0] ERR_TRUNCATED_ETH = 5'd2;
-localparam [4:0] ERR_TRUNCATED_IP = 5'd3;
-localparam [4:0] ERR_BAD_IP_VERSION = 5'd4;
-localparam [4:0] ERR_BAD_IHL = 5'd5;
-localparam [4:0] ERR_BAD_IPV4_CHECKSUM = 5'd6;
-localparam [4:0] ERR_BAD_IP_LENGTH = 5'd7;
-localparam [4:0] ERR_IP_LENGTH_EXCEEDS_FRAME = 5'd8;
-localparam [4:0] ERR_IP_FRAGMENT = 5'd9;
-localparam [4:0] ERR_IPV6_EXT_HEADER = 5'd10;
-localparam [4:0] ERR_TRUNCATED_UDP = 5'd11;
-localparam [4:0] ERR_UDP_LENGTH_MISMATCH = 5'd12;
-localparam [4:0] ERR_TRUNCATED_BTH = 5'd13;
-localparam [4:0] ERR_BAD_TVER = 5'd14;
-localparam [4:0] ERR_RESERVED_OPCODE = 5'd15;
-localparam [4:0] ERR_TRUNCATED_EXT = 5'd16;
-localparam [4:0] ERR_TOO_SHORT_FOR_ICRC = 5'd17;
-localparam [4:0] ERR_BAD_ICRC = 5'd18;
+// Record classes, error codes (priority order), opcodes: shared with the golden model.
+`include "metaroce_defs.vh"
 
 // Elaboration-time parameter checks (Verilator USERERROR, Yosys ERROR).
 generate
@@ -621,13 +599,7 @@ reg         m_cnp_valid_reg;
 
 always @(posedge clk) begin
     if (ce) begin
-`ifdef METAROCE_INJECT_BUG
-        // The third deliberate bug: the record of an RC READ request (0x0C)
-        // never leaves (the harness reports the RTL stalled).
-        m_valid_reg <= s3_valid_reg && !(bth_valid && opcode == 8'h0C);
-`else
         m_valid_reg <= s3_valid_reg;
-`endif
         if (s3_valid_reg) begin
             m_class_reg <= error != ERR_NONE ? CLASS_ERROR : (non_roce ? CLASS_NON_ROCE : CLASS_ROCE);
             m_error_reg <= error;
@@ -656,7 +628,7 @@ always @(posedge clk) begin
             m_ip_addrs_reg <= s3_l3_reg[8*8 +: 256];
             m_is_ipv6_reg <= s3_is_ipv6;
             // Reserved bytes 0-1 of a CNP: 'M', version 1.
-            m_cnp_valid_reg <= ext_valid && opcode == 8'h81 && s3_l4_reg[20*8 +: 16] == 16'h014D;
+            m_cnp_valid_reg <= ext_valid && opcode == OPCODE_CNP && s3_l4_reg[20*8 +: 16] == 16'h014D;
         end
     end
     if (rst) begin
@@ -728,18 +700,8 @@ assign m_meta_tver = bth_b1[3:0];
 assign m_meta_pkey = {m_bth_reg[2*8 +: 8], m_bth_reg[3*8 +: 8]};
 assign m_meta_fecn = m_bth_reg[4*8+7];
 assign m_meta_becn = m_bth_reg[4*8+6];
-`ifdef METAROCE_INJECT_BUG
-// Deliberate bugs for the harness's own tests (cosim/tests/harness.rs),
-// never in a real build: RC RDMA WRITE Only (0x0A) flips the low DestQP
-// bit (a field mismatch); WRITE Only with immediate (0x0B) drives an
-// unknown error code (an assertion fires).
-assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]}
-    ^ {23'd0, m_bth_reg[0 +: 8] == 8'h0A};
-assign m_meta_error = m_bth_reg[0 +: 8] == 8'h0B && m_bth_valid_reg ? 5'd31 : m_error_reg;
-`else
 assign m_meta_dest_qp = {m_bth_reg[5*8 +: 8], m_bth_reg[6*8 +: 8], m_bth_reg[7*8 +: 8]};
 assign m_meta_error = m_error_reg;
-`endif
 assign m_meta_ack_req = m_bth_reg[8*8+7];
 assign m_meta_psn = {m_bth_reg[9*8 +: 8], m_bth_reg[10*8 +: 8], m_bth_reg[11*8 +: 8]};
 assign m_meta_icrc_valid = m_icrc_valid_reg;

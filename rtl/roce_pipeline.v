@@ -12,15 +12,14 @@
  * point's byte counter and, handed on in the reaction point's order, the
  * pacer, which releases them at their QP's rate.
  *
- *   s_axis -> roce_parser -> classify -> roce_cn -> m_axis (CNPs)
- *                                           |
- *                                        m_rate -> roce_pacer -> m_rel
+ *   s_axis -> roce_parser -> roce_classify -> roce_cn -> m_axis (CNPs)
+ *                                                |
+ *                                             m_rate -> roce_pacer -> m_rel
  *
  * A frame's tick and whether the host sent it travel in s_axis_tuser on its
- * first beat and wait in a small FIFO beside the parser for its record. The
- * classifier is SPEC.md §6.1's rule: a RoCE frame the host marked as sent is
- * sent data of that QP; otherwise a RoCE frame to the local MAC (any frame
- * when cfg_local_mac_valid is low) is a received CNP or received data.
+ * first beat and wait in a small FIFO beside the parser for its record; the
+ * classifier (roce_classify.v, SPEC.md §6.1) makes record and side band
+ * into an event for the CN block.
  *
  * | port                 | width      | meaning                                  |
  * |----------------------|------------|------------------------------------------|
@@ -114,13 +113,7 @@ module roce_pipeline #(
 );
 
 localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
-localparam [7:0] OPCODE_CNP = 8'h81;
-localparam [1:0] CLASS_ROCE = 2'd0;
-localparam [1:0]
-    KIND_RX_DATA = 2'd0,
-    KIND_RX_CNP = 2'd1,
-    KIND_TX_DATA = 2'd2;
-localparam [1:0] TRIGGER_SENT = 2'd3;
+`include "metaroce_defs.vh"
 
 generate
     if (TICK_FIFO_DEPTH < 2 || (TICK_FIFO_DEPTH & (TICK_FIFO_DEPTH - 1)) != 0) begin : g_bad_fifo_depth
@@ -245,32 +238,76 @@ wire        meta_tx;
 wire [23:0] meta_tx_qp;
 assign {meta_tx_qp, meta_tx, meta_tick} = frame_fifo_mem[fifo_rd_reg[FIFO_INDEX_WIDTH-1:0]];
 
-// Classify (SPEC.md §6.1) into the event register.
-reg         evt_valid_reg = 1'b0;
-reg [1:0]   evt_kind_reg;
-reg [63:0]  evt_time_reg;
-reg [23:0]  evt_qp_reg;
-reg         evt_ce_reg;
-reg [16:0]  evt_len_reg;
-reg         evt_ipv6_reg;
-reg         evt_vlan_valid_reg;
-reg [11:0]  evt_vlan_id_reg;
-reg [47:0]  evt_eth_dst_reg;
-reg [47:0]  evt_eth_src_reg;
-reg [127:0] evt_ip_src_reg;
-reg [127:0] evt_ip_dst_reg;
-reg [15:0]  evt_udp_sport_reg;
-reg         evt_src_qp_valid_reg;
-reg [23:0]  evt_src_qp_reg;
-reg         evt_extent_valid_reg;
-reg [15:0]  evt_extent_reg;
-wire        evt_ready;
+// Classify (SPEC.md §6.1) into an event for the CN block.
+wire         evt_valid;
+wire         evt_ready;
+wire [1:0]   evt_kind;
+wire [63:0]  evt_time;
+wire [23:0]  evt_qp;
+wire         evt_ce;
+wire [16:0]  evt_len;
+wire         evt_ipv6;
+wire         evt_vlan_valid;
+wire [11:0]  evt_vlan_id;
+wire [47:0]  evt_eth_dst;
+wire [47:0]  evt_eth_src;
+wire [127:0] evt_ip_src;
+wire [127:0] evt_ip_dst;
+wire [15:0]  evt_udp_sport;
+wire         evt_src_qp_valid;
+wire [23:0]  evt_src_qp;
+wire         evt_extent_valid;
+wire [15:0]  evt_extent;
 
-wire roce = meta_class == CLASS_ROCE && meta_bth_valid;
-wire received = !cfg_local_mac_valid || meta_eth_dst == cfg_local_mac;
-wire is_tx = roce && meta_tx;
-wire is_rx = roce && !meta_tx && received;
-assign meta_ready = !evt_valid_reg || evt_ready;
+roce_classify classify_inst (
+    .clk(clk),
+    .rst(rst),
+    .cfg_local_mac_valid(cfg_local_mac_valid),
+    .cfg_local_mac(cfg_local_mac),
+    .s_meta_valid(meta_valid),
+    .s_meta_ready(meta_ready),
+    .s_meta_frame_class(meta_class),
+    .s_meta_frame_len(meta_frame_len),
+    .s_meta_vlan_count(meta_vlan_count),
+    .s_meta_vlan_id(meta_vlan_id),
+    .s_meta_eth_dst(meta_eth_dst),
+    .s_meta_eth_src(meta_eth_src),
+    .s_meta_ip_version(meta_ip_version),
+    .s_meta_ecn(meta_ecn),
+    .s_meta_ip_src(meta_ip_src),
+    .s_meta_ip_dst(meta_ip_dst),
+    .s_meta_udp_sport(meta_udp_sport),
+    .s_meta_bth_valid(meta_bth_valid),
+    .s_meta_opcode(meta_opcode),
+    .s_meta_dest_qp(meta_dest_qp),
+    .s_meta_deth_valid(meta_deth_valid),
+    .s_meta_deth_src_qp(meta_deth_src_qp),
+    .s_meta_cnp_valid(meta_cnp_valid),
+    .s_meta_cnp_extent(meta_cnp_extent),
+    .s_meta_tick(meta_tick),
+    .s_meta_tx(meta_tx),
+    .s_meta_tx_qp(meta_tx_qp),
+    .m_evt_valid(evt_valid),
+    .m_evt_ready(evt_ready),
+    .m_evt_kind(evt_kind),
+    .m_evt_time(evt_time),
+    .m_evt_qp(evt_qp),
+    .m_evt_ce(evt_ce),
+    .m_evt_len(evt_len),
+    .m_evt_ipv6(evt_ipv6),
+    .m_evt_vlan_valid(evt_vlan_valid),
+    .m_evt_vlan_id(evt_vlan_id),
+    .m_evt_eth_dst(evt_eth_dst),
+    .m_evt_eth_src(evt_eth_src),
+    .m_evt_ip_src(evt_ip_src),
+    .m_evt_ip_dst(evt_ip_dst),
+    .m_evt_udp_sport(evt_udp_sport),
+    .m_evt_src_qp_valid(evt_src_qp_valid),
+    .m_evt_src_qp(evt_src_qp),
+    .m_evt_extent_valid(evt_extent_valid),
+    .m_evt_extent(evt_extent)
+);
+
 wire meta_taken = meta_valid && meta_ready;
 
 always @(posedge clk) begin
@@ -284,34 +321,10 @@ always @(posedge clk) begin
     if (meta_taken) begin
         fifo_rd_reg <= fifo_rd_reg + 1'b1;
     end
-    if (evt_valid_reg && evt_ready) begin
-        evt_valid_reg <= 1'b0;
-    end
-    if (meta_taken && (is_tx || is_rx)) begin
-        evt_valid_reg <= 1'b1;
-        evt_kind_reg <= is_tx ? KIND_TX_DATA : (meta_opcode == OPCODE_CNP ? KIND_RX_CNP : KIND_RX_DATA);
-        evt_time_reg <= meta_tick;
-        evt_qp_reg <= is_tx ? meta_tx_qp : meta_dest_qp;
-        evt_ce_reg <= meta_ecn == 2'd3;
-        evt_len_reg <= meta_frame_len;
-        evt_ipv6_reg <= meta_ip_version == 4'd6;
-        evt_vlan_valid_reg <= meta_vlan_count != 2'd0;
-        evt_vlan_id_reg <= meta_vlan_id;
-        evt_eth_dst_reg <= meta_eth_dst;
-        evt_eth_src_reg <= meta_eth_src;
-        evt_ip_src_reg <= meta_ip_src;
-        evt_ip_dst_reg <= meta_ip_dst;
-        evt_udp_sport_reg <= meta_udp_sport;
-        evt_src_qp_valid_reg <= meta_deth_valid;
-        evt_src_qp_reg <= meta_deth_src_qp;
-        evt_extent_valid_reg <= meta_cnp_valid;
-        evt_extent_reg <= meta_cnp_extent;
-    end
     if (rst) begin
         fifo_wr_reg <= 0;
         fifo_rd_reg <= 0;
         frame_start_reg <= 1'b1;
-        evt_valid_reg <= 1'b0;
     end
 end
 
@@ -344,25 +357,25 @@ roce_cn #(
     .s_qpctx_ready(s_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
     .s_qpctx_remote(s_qpctx_remote),
-    .s_evt_valid(evt_valid_reg),
+    .s_evt_valid(evt_valid),
     .s_evt_ready(evt_ready),
-    .s_evt_kind(evt_kind_reg),
-    .s_evt_time(evt_time_reg),
-    .s_evt_qp(evt_qp_reg),
-    .s_evt_ce(evt_ce_reg),
-    .s_evt_len(evt_len_reg),
-    .s_evt_ipv6(evt_ipv6_reg),
-    .s_evt_vlan_valid(evt_vlan_valid_reg),
-    .s_evt_vlan_id(evt_vlan_id_reg),
-    .s_evt_eth_dst(evt_eth_dst_reg),
-    .s_evt_eth_src(evt_eth_src_reg),
-    .s_evt_ip_src(evt_ip_src_reg),
-    .s_evt_ip_dst(evt_ip_dst_reg),
-    .s_evt_udp_sport(evt_udp_sport_reg),
-    .s_evt_src_qp_valid(evt_src_qp_valid_reg),
-    .s_evt_src_qp(evt_src_qp_reg),
-    .s_evt_extent_valid(evt_extent_valid_reg),
-    .s_evt_extent(evt_extent_reg),
+    .s_evt_kind(evt_kind),
+    .s_evt_time(evt_time),
+    .s_evt_qp(evt_qp),
+    .s_evt_ce(evt_ce),
+    .s_evt_len(evt_len),
+    .s_evt_ipv6(evt_ipv6),
+    .s_evt_vlan_valid(evt_vlan_valid),
+    .s_evt_vlan_id(evt_vlan_id),
+    .s_evt_eth_dst(evt_eth_dst),
+    .s_evt_eth_src(evt_eth_src),
+    .s_evt_ip_src(evt_ip_src),
+    .s_evt_ip_dst(evt_ip_dst),
+    .s_evt_udp_sport(evt_udp_sport),
+    .s_evt_src_qp_valid(evt_src_qp_valid),
+    .s_evt_src_qp(evt_src_qp),
+    .s_evt_extent_valid(evt_extent_valid),
+    .s_evt_extent(evt_extent),
     .m_axis_tdata(m_axis_tdata),
     .m_axis_tkeep(m_axis_tkeep),
     .m_axis_tvalid(m_axis_tvalid),
@@ -385,7 +398,7 @@ roce_cn #(
 
 // The pacer flushes, and time advances, only once every frame before has
 // reached it; an advance is a pacer command with neither rate nor packet.
-wire upstream_idle = fifo_empty && !evt_valid_reg && !cn_busy;
+wire upstream_idle = fifo_empty && !evt_valid && !cn_busy;
 wire adv_open = upstream_idle && !rate_valid;
 wire adv_go = s_adv_valid && adv_open;
 assign s_adv_ready = pacer_ready && adv_open;

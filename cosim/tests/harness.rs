@@ -1,5 +1,5 @@
 //! The harness's own features, each against a failure it must catch: the
-//! RTL build with deliberate bugs (`METAROCE_INJECT_BUG`) must give the
+//! RTL build with deliberate bugs (`cosim/rtl_test/`) must give the
 //! right report, waveform and JUnit failure; recordings must diff; runs
 //! must split into jobs and shards; coverage must come out; and the
 //! regression must pass whatever the RTL's random initial state.

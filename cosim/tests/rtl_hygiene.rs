@@ -1,7 +1,8 @@
 //! RTL hygiene: Verilator -Wall lint of every block at every legal
-//! DATA_WIDTH (assertions on and off) and of the pacer at its extreme
-//! geometries, refusal of illegal parameters at elaboration, and Yosys
-//! synthesis with no latches and no combinational loops.
+//! DATA_WIDTH (assertions on and off), of the pacer at its extreme
+//! geometries and of the test-only bug model, no test hooks in rtl/,
+//! refusal of illegal parameters at elaboration, and Yosys synthesis with
+//! no latches and no combinational loops.
 
 mod common;
 
@@ -64,6 +65,32 @@ fn the_pacer_lints_clean_at_its_extreme_geometries() {
             let out = verilator_lint("roce_pacer", "rtl/pacer.f", &params, assertions);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success() && !stderr.contains("%Warning"), "{geometry:?} {assertions}:\n{stderr}");
+        }
+    }
+}
+
+#[test]
+fn the_test_only_bug_model_lints_clean() {
+    for assertions in [false, true] {
+        let out = verilator_lint("roce_parser_bug", "cosim/rtl_test/parser_bug.f", &[], assertions);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !stderr.contains("%Warning"), "assertions {assertions}:\n{stderr}");
+    }
+}
+
+#[test]
+fn synthesizable_sources_carry_no_test_hooks() {
+    // Only the simulation assertions may be compiled in or out (and an
+    // include guard, `ifndef <FILE>_VH); test-only logic (the deliberate
+    // bugs) lives in cosim/rtl_test/.
+    for entry in std::fs::read_dir(common::workspace().join("rtl")).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            let guard = line.strip_prefix("`ifndef").is_some_and(|name| name.trim().ends_with("_VH"));
+            if let Some(name) = line.strip_prefix("`ifdef").or_else(|| line.strip_prefix("`ifndef")) {
+                assert!(guard || name.trim() == "METAROCE_ASSERTIONS", "{}:{}: {line}", entry.path().display(), n + 1);
+            }
         }
     }
 }

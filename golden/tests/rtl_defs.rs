@@ -1,0 +1,86 @@
+//! `rtl/metaroce_defs.vh`, the codes the RTL shares with the golden model,
+//! generated from the golden model's own enums so that each code has one
+//! source. The file is checked in (Yosys, lint and synthesis read rtl/
+//! without cargo); this test fails when it is stale, and rewrites it when
+//! run with `METAROCE_BLESS=1`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use metaroce_golden::cn_event::CnEventKind;
+use metaroce_golden::opcode::CNP;
+use metaroce_golden::reaction::{RateStage, RateTrigger};
+use metaroce_golden::{FrameClass, ParseError};
+
+const REGENERATE: &str = "METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs";
+
+/// The Verilog name of an event kind (the enum has no names of its own).
+fn kind_name(kind: CnEventKind) -> &'static str {
+    match kind {
+        CnEventKind::RxData => "rx_data",
+        CnEventKind::RxCnp => "rx_cnp",
+        CnEventKind::TxData => "tx_data",
+    }
+}
+
+/// One group of codes: a comment, the Verilog prefix and width, and the
+/// (name, code) pairs.
+fn group(out: &mut String, doc: &str, prefix: &str, width: u32, codes: &[(&str, u8)]) {
+    writeln!(out, "\n// {doc}").unwrap();
+    for &(name, code) in codes {
+        assert!(u32::from(code) < 1 << width, "{prefix}_{name} = {code} does not fit {width} bits");
+        writeln!(out, "localparam [{}:0] {prefix}_{} = {width}'d{code};", width - 1, name.to_uppercase()).unwrap();
+    }
+}
+
+fn metaroce_defs_vh() -> String {
+    let mut out = format!(
+        "// Generated from the golden model's codes by golden/tests/rtl_defs.rs: do not edit.\n\
+         // Regenerate with `{REGENERATE}`.\n\
+         //\n\
+         // Included inside a module body: each module takes the codes it uses\n\
+         // from here as localparams.\n\
+         /* verilator lint_off UNUSEDPARAM */\n"
+    );
+    let classes: Vec<_> = FrameClass::ALL.iter().map(|c| (c.name(), c.code())).collect();
+    group(&mut out, "Parse record class, m_meta_frame_class (golden/src/record.rs FrameClass).", "CLASS", 2, &classes);
+    let mut errors = vec![("none", 0)];
+    errors.extend(ParseError::ALL.iter().map(|e| (e.name(), e.code())));
+    group(&mut out, "Parse error, m_meta_error, 0 for none (golden/src/record.rs ParseError).", "ERR", 5, &errors);
+    let kinds: Vec<_> = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData]
+        .iter()
+        .map(|&k| (kind_name(k), k as u8))
+        .collect();
+    group(
+        &mut out,
+        "Congestion-notification event kind, s_evt_kind (golden/src/cn_event.rs CnEventKind).",
+        "KIND",
+        2,
+        &kinds,
+    );
+    let stages: Vec<_> = RateStage::ALL.iter().map(|&s| (s.name(), s as u8)).collect();
+    group(&mut out, "Rate change stage, m_rate_stage (golden/src/reaction.rs RateStage).", "STAGE", 2, &stages);
+    let triggers: Vec<_> = RateTrigger::ALL.iter().map(|&t| (t.name(), t as u8)).collect();
+    group(
+        &mut out,
+        "Rate change trigger, m_rate_trigger (golden/src/reaction.rs RateTrigger).",
+        "TRIGGER",
+        2,
+        &triggers,
+    );
+    writeln!(out, "\n// The CNP's BTH opcode (golden/src/opcode.rs).\nlocalparam [7:0] OPCODE_CNP = 8'h{CNP:02X};")
+        .unwrap();
+    out.push_str("/* verilator lint_on UNUSEDPARAM */\n");
+    out
+}
+
+#[test]
+fn metaroce_defs_vh_is_current() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtl/metaroce_defs.vh");
+    let want = metaroce_defs_vh();
+    if std::env::var_os("METAROCE_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(have == want, "rtl/metaroce_defs.vh is stale or missing: regenerate it with `{REGENERATE}`");
+}

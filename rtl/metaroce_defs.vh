@@ -1,0 +1,53 @@
+// Generated from the golden model's codes by golden/tests/rtl_defs.rs: do not edit.
+// Regenerate with `METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs`.
+//
+// Included inside a module body: each module takes the codes it uses
+// from here as localparams.
+/* verilator lint_off UNUSEDPARAM */
+
+// Parse record class, m_meta_frame_class (golden/src/record.rs FrameClass).
+localparam [1:0] CLASS_ROCE = 2'd0;
+localparam [1:0] CLASS_NON_ROCE = 2'd1;
+localparam [1:0] CLASS_ERROR = 2'd2;
+
+// Parse error, m_meta_error, 0 for none (golden/src/record.rs ParseError).
+localparam [4:0] ERR_NONE = 5'd0;
+localparam [4:0] ERR_MAC_ERROR = 5'd1;
+localparam [4:0] ERR_TRUNCATED_ETH = 5'd2;
+localparam [4:0] ERR_TRUNCATED_IP = 5'd3;
+localparam [4:0] ERR_BAD_IP_VERSION = 5'd4;
+localparam [4:0] ERR_BAD_IHL = 5'd5;
+localparam [4:0] ERR_BAD_IPV4_CHECKSUM = 5'd6;
+localparam [4:0] ERR_BAD_IP_LENGTH = 5'd7;
+localparam [4:0] ERR_IP_LENGTH_EXCEEDS_FRAME = 5'd8;
+localparam [4:0] ERR_IP_FRAGMENT = 5'd9;
+localparam [4:0] ERR_IPV6_EXT_HEADER = 5'd10;
+localparam [4:0] ERR_TRUNCATED_UDP = 5'd11;
+localparam [4:0] ERR_UDP_LENGTH_MISMATCH = 5'd12;
+localparam [4:0] ERR_TRUNCATED_BTH = 5'd13;
+localparam [4:0] ERR_BAD_TVER = 5'd14;
+localparam [4:0] ERR_RESERVED_OPCODE = 5'd15;
+localparam [4:0] ERR_TRUNCATED_EXT = 5'd16;
+localparam [4:0] ERR_TOO_SHORT_FOR_ICRC = 5'd17;
+localparam [4:0] ERR_BAD_ICRC = 5'd18;
+
+// Congestion-notification event kind, s_evt_kind (golden/src/cn_event.rs CnEventKind).
+localparam [1:0] KIND_RX_DATA = 2'd0;
+localparam [1:0] KIND_RX_CNP = 2'd1;
+localparam [1:0] KIND_TX_DATA = 2'd2;
+
+// Rate change stage, m_rate_stage (golden/src/reaction.rs RateStage).
+localparam [1:0] STAGE_CUT = 2'd0;
+localparam [1:0] STAGE_FAST_RECOVERY = 2'd1;
+localparam [1:0] STAGE_ADDITIVE_INCREASE = 2'd2;
+localparam [1:0] STAGE_HYPER_INCREASE = 2'd3;
+
+// Rate change trigger, m_rate_trigger (golden/src/reaction.rs RateTrigger).
+localparam [1:0] TRIGGER_CNP = 2'd0;
+localparam [1:0] TRIGGER_TIMER = 2'd1;
+localparam [1:0] TRIGGER_BYTE_COUNTER = 2'd2;
+localparam [1:0] TRIGGER_SENT = 2'd3;
+
+// The CNP's BTH opcode (golden/src/opcode.rs).
+localparam [7:0] OPCODE_CNP = 8'h81;
+/* verilator lint_on UNUSEDPARAM */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * Per-QP read-modify-write with forwarding: the state RAM (qp_state_ram.v)
+ * of a two-stage pipeline. Stage A reads the word of the event it takes;
+ * stage B, a cycle later, finds it on `entry`, updates it and writes it
+ * back. When stage B wrote the same QP in the cycle of the read, the RAM
+ * returned the word from before that write: `entry` is then the word
+ * written, so back-to-back events of one QP see each other's updates.
+ *
+ * | port     | width      | meaning                                        |
+ * |----------|------------|------------------------------------------------|
+ * | rd_en    | 1          | stage A takes an event: read `rd_addr`          |
+ * | entry    | WIDTH      | stage B: the current word of that QP, from the  |
+ * |          |            | next cycle until the next read                  |
+ * | wr_en    | 1          | write `wr_data` to `wr_addr` (stage B, or a     |
+ * |          |            | sweep or table load while stage A is idle)      |
+ */
+module qp_rmw_pipe #(
+    parameter WIDTH = 64,
+    parameter DEPTH = 1024,
+    parameter ADDR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1
+) (
+    input  wire                  clk,
+    input  wire                  rd_en,
+    input  wire [ADDR_WIDTH-1:0] rd_addr,
+    output wire [WIDTH-1:0]      entry,
+    input  wire                  wr_en,
+    input  wire [ADDR_WIDTH-1:0] wr_addr,
+    input  wire [WIDTH-1:0]      wr_data
+);
+
+wire [WIDTH-1:0] rd_data;
+reg              fwd_valid_reg;
+reg [WIDTH-1:0]  fwd_data_reg;
+
+qp_state_ram #(
+    .WIDTH(WIDTH),
+    .DEPTH(DEPTH),
+    .ADDR_WIDTH(ADDR_WIDTH)
+) ram_inst (
+    .clk(clk),
+    .rd_en(rd_en),
+    .rd_addr(rd_addr),
+    .rd_data(rd_data),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
+always @(posedge clk) begin
+    if (rd_en) begin
+        fwd_valid_reg <= wr_en && wr_addr == rd_addr;
+        fwd_data_reg <= wr_data;
+    end
+end
+
+assign entry = fwd_valid_reg ? fwd_data_reg : rd_data;
+
+endmodule
+
+`resetall

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * Frame classifier (SPEC.md §6.1; golden/src/cn_event.rs `classify`): a
+ * parse record and its side band become at most one congestion-notification
+ * event. Only records of class roce with a BTH count. A RoCE frame the host
+ * marked as sent is sent data of the QP it names; otherwise a RoCE frame to
+ * the local MAC (any frame when cfg_local_mac_valid is low) is a received
+ * CNP (opcode 0x81) or received data of its BTH DestQP. Anything else is
+ * taken and dropped. The event waits in a register for the CN block.
+ *
+ * | port                 | width | meaning                                    |
+ * |----------------------|-------|--------------------------------------------|
+ * | cfg_local_mac(_valid)| 48, 1 | this NIC's MAC                             |
+ * | s_meta_*             |       | the parse record (roce_parser.v)           |
+ * | s_meta_tick          | 64    | side band: the frame's tick                |
+ * | s_meta_tx            | 1     | side band: the host sent this frame ...    |
+ * | s_meta_tx_qp         | 24    | ... on this local QP                       |
+ * | m_evt_*              |       | the event (roce_cn.v's s_evt_*)            |
+ */
+module roce_classify (
+    input  wire         clk,
+    input  wire         rst,
+
+    input  wire         cfg_local_mac_valid,
+    input  wire [47:0]  cfg_local_mac,
+
+    input  wire         s_meta_valid,
+    output wire         s_meta_ready,
+    input  wire [1:0]   s_meta_frame_class,
+    input  wire [16:0]  s_meta_frame_len,
+    input  wire [1:0]   s_meta_vlan_count,
+    input  wire [11:0]  s_meta_vlan_id,
+    input  wire [47:0]  s_meta_eth_dst,
+    input  wire [47:0]  s_meta_eth_src,
+    input  wire [3:0]   s_meta_ip_version,
+    input  wire [1:0]   s_meta_ecn,
+    input  wire [127:0] s_meta_ip_src,
+    input  wire [127:0] s_meta_ip_dst,
+    input  wire [15:0]  s_meta_udp_sport,
+    input  wire         s_meta_bth_valid,
+    input  wire [7:0]   s_meta_opcode,
+    input  wire [23:0]  s_meta_dest_qp,
+    input  wire         s_meta_deth_valid,
+    input  wire [23:0]  s_meta_deth_src_qp,
+    input  wire         s_meta_cnp_valid,
+    input  wire [15:0]  s_meta_cnp_extent,
+    input  wire [63:0]  s_meta_tick,
+    input  wire         s_meta_tx,
+    input  wire [23:0]  s_meta_tx_qp,
+
+    output wire         m_evt_valid,
+    input  wire         m_evt_ready,
+    output wire [1:0]   m_evt_kind,
+    output wire [63:0]  m_evt_time,
+    output wire [23:0]  m_evt_qp,
+    output wire         m_evt_ce,
+    output wire [16:0]  m_evt_len,
+    output wire         m_evt_ipv6,
+    output wire         m_evt_vlan_valid,
+    output wire [11:0]  m_evt_vlan_id,
+    output wire [47:0]  m_evt_eth_dst,
+    output wire [47:0]  m_evt_eth_src,
+    output wire [127:0] m_evt_ip_src,
+    output wire [127:0] m_evt_ip_dst,
+    output wire [15:0]  m_evt_udp_sport,
+    output wire         m_evt_src_qp_valid,
+    output wire [23:0]  m_evt_src_qp,
+    output wire         m_evt_extent_valid,
+    output wire [15:0]  m_evt_extent
+);
+
+`include "metaroce_defs.vh"
+
+reg         evt_valid_reg = 1'b0;
+reg [1:0]   evt_kind_reg;
+reg [63:0]  evt_time_reg;
+reg [23:0]  evt_qp_reg;
+reg         evt_ce_reg;
+reg [16:0]  evt_len_reg;
+reg         evt_ipv6_reg;
+reg         evt_vlan_valid_reg;
+reg [11:0]  evt_vlan_id_reg;
+reg [47:0]  evt_eth_dst_reg;
+reg [47:0]  evt_eth_src_reg;
+reg [127:0] evt_ip_src_reg;
+reg [127:0] evt_ip_dst_reg;
+reg [15:0]  evt_udp_sport_reg;
+reg         evt_src_qp_valid_reg;
+reg [23:0]  evt_src_qp_reg;
+reg         evt_extent_valid_reg;
+reg [15:0]  evt_extent_reg;
+
+wire roce = s_meta_frame_class == CLASS_ROCE && s_meta_bth_valid;
+wire received = !cfg_local_mac_valid || s_meta_eth_dst == cfg_local_mac;
+wire is_tx = roce && s_meta_tx;
+wire is_rx = roce && !s_meta_tx && received;
+assign s_meta_ready = !evt_valid_reg || m_evt_ready;
+wire meta_taken = s_meta_valid && s_meta_ready;
+
+always @(posedge clk) begin
+    if (evt_valid_reg && m_evt_ready) begin
+        evt_valid_reg <= 1'b0;
+    end
+    if (meta_taken && (is_tx || is_rx)) begin
+        evt_valid_reg <= 1'b1;
+        evt_kind_reg <= is_tx ? KIND_TX_DATA : (s_meta_opcode == OPCODE_CNP ? KIND_RX_CNP : KIND_RX_DATA);
+        evt_time_reg <= s_meta_tick;
+        evt_qp_reg <= is_tx ? s_meta_tx_qp : s_meta_dest_qp;
+        evt_ce_reg <= s_meta_ecn == 2'd3;
+        evt_len_reg <= s_meta_frame_len;
+        evt_ipv6_reg <= s_meta_ip_version == 4'd6;
+        evt_vlan_valid_reg <= s_meta_vlan_count != 2'd0;
+        evt_vlan_id_reg <= s_meta_vlan_id;
+        evt_eth_dst_reg <= s_meta_eth_dst;
+        evt_eth_src_reg <= s_meta_eth_src;
+        evt_ip_src_reg <= s_meta_ip_src;
+        evt_ip_dst_reg <= s_meta_ip_dst;
+        evt_udp_sport_reg <= s_meta_udp_sport;
+        evt_src_qp_valid_reg <= s_meta_deth_valid;
+        evt_src_qp_reg <= s_meta_deth_src_qp;
+        evt_extent_valid_reg <= s_meta_cnp_valid;
+        evt_extent_reg <= s_meta_cnp_extent;
+    end
+    if (rst) begin
+        evt_valid_reg <= 1'b0;
+    end
+end
+
+assign m_evt_valid = evt_valid_reg;
+assign m_evt_kind = evt_kind_reg;
+assign m_evt_time = evt_time_reg;
+assign m_evt_qp = evt_qp_reg;
+assign m_evt_ce = evt_ce_reg;
+assign m_evt_len = evt_len_reg;
+assign m_evt_ipv6 = evt_ipv6_reg;
+assign m_evt_vlan_valid = evt_vlan_valid_reg;
+assign m_evt_vlan_id = evt_vlan_id_reg;
+assign m_evt_eth_dst = evt_eth_dst_reg;
+assign m_evt_eth_src = evt_eth_src_reg;
+assign m_evt_ip_src = evt_ip_src_reg;
+assign m_evt_ip_dst = evt_ip_dst_reg;
+assign m_evt_udp_sport = evt_udp_sport_reg;
+assign m_evt_src_qp_valid = evt_src_qp_valid_reg;
+assign m_evt_src_qp = evt_src_qp_reg;
+assign m_evt_extent_valid = evt_extent_valid_reg;
+assign m_evt_extent = evt_extent_reg;
+
+endmodule
+
+`resetall
