@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use metaroce_cosim::harness::{CosimOptions, Ending};
+use metaroce_cosim::nic::CnSetup;
 use metaroce_cosim::run::{with_wave, CaptureRun};
-use CnSetup;
-use WaveFormat;
+use metaroce_cosim::wave::WaveFormat;
 
 /// Runs the `metaroce` binary from the workspace root.
 pub fn metaroce(args: &[&str]) -> Output {
