@@ -11,7 +11,7 @@ use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimu
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
-use metaroce_cosim::nic::{CnOverrides, CnSetup};
+use metaroce_cosim::nic::{CcParamSetting, CnOverrides, CnSetup};
 use metaroce_cosim::replay::replay_cn;
 use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
@@ -194,8 +194,10 @@ fn bad_parameters_are_refused_with_a_clear_message() {
 #[test]
 fn the_rate_reduce_monitor_period_matches_between_golden_model_and_rtl() {
     let seed = common::seed("cn reduce period");
-    let period =
-        CnOverrides { params: vec![("rp_rate_reduce_monitor_period".into(), "55".into())], ..CnOverrides::default() };
+    let period = CnOverrides {
+        params: vec![CcParamSetting { name: "rp_rate_reduce_monitor_period".into(), value: "55".into() }],
+        ..CnOverrides::default()
+    };
     let (mut failures, mut runs, mut changed) = (Vec::new(), 0, 0);
     for capture in common::captures() {
         // A NIC whose increase timer is shorter than the period refuses it.
