@@ -54,9 +54,10 @@ fn a_wrong_register_in_the_rtl_is_reported_field_by_field() {
     assert!(d.repro.contains("--block cn") && d.to_string().contains("cn.rate transaction 0"), "{d}");
 
     // --wave: the re-run with the same seed writes the waveform around it.
-    common::rerun_writes_a_waveform("cn-divergence.fst", &options, |o| {
+    let rerun = common::rerun_writes_a_waveform("cn-divergence.fst", &options, |o| {
         cosim_cn_stimulus(&capture, stimulus(), o, &setup, &wrong)
     });
+    assert_eq!(rerun.wave.as_deref(), Some(common::scratch("cn-divergence.fst").as_path()));
 
     let (capture, setup) = common::capture_setup("cn/incast_8to1.pcap");
     let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
