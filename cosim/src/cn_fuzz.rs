@@ -6,7 +6,7 @@
 //! seed *S* is a function of (S, k) alone, so one failing scenario re-runs
 //! with `metaroce fuzz --block cn --seed S --first K --scenarios 1`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
@@ -138,24 +138,34 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         let options = CosimOptions::new(Model::plain(width), handshake);
         let run = cosim_cn_stimulus(&name, stimulus, &options, &setup, &setup.regs);
         outcome.scenarios += 1;
-        let repro = format!("metaroce fuzz --block cn --seed {seed:#x} --first {scenario} --scenarios 1");
-        match run.ending {
-            Ending::Matched => {
-                let counts = run.cn.unwrap_or_default();
-                outcome.cnps += counts.cnps;
-                outcome.rate_changes += counts.rate_changes;
-            }
-            Ending::Diverged(d) => {
-                outcome.failure = Some(format!("{d}\n  parameters: {:?}\n  reproduce: {repro}", setup.nic.cc));
-                break;
-            }
-            other => {
-                outcome.failure = Some(format!("{}: {other:?}\n  reproduce: {repro}", name.display()));
-                break;
-            }
+        if let Some(failure) = scenario_failure("cn", seed, scenario, &name, &setup.nic.cc, &run.ending) {
+            outcome.failure = Some(failure);
+            break;
         }
+        let counts = run.cn.unwrap_or_default();
+        outcome.cnps += counts.cnps;
+        outcome.rate_changes += counts.rate_changes;
     }
     outcome
+}
+
+/// The report of fuzz scenario `scenario` of `seed` of `block` unless it
+/// matched: the divergence and the parameters `cc`, or how the run `name`
+/// ended; then the command that repeats it.
+pub fn scenario_failure(
+    block: &str,
+    seed: u64,
+    scenario: u64,
+    name: &Path,
+    cc: &CcParams,
+    ending: &Ending,
+) -> Option<String> {
+    let repro = format!("metaroce fuzz --block {block} --seed {seed:#x} --first {scenario} --scenarios 1");
+    match ending {
+        Ending::Matched => None,
+        Ending::Diverged(d) => Some(format!("{d}\n  parameters: {cc:?}\n  reproduce: {repro}")),
+        other => Some(format!("{}: {other:?}\n  reproduce: {repro}", name.display())),
+    }
 }
 
 /// `metaroce fuzz` of this block: runs `plan`, a line per run; `Ok(false)`

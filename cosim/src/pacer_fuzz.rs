@@ -18,9 +18,9 @@ use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 
 use crate::blocks::cn::run_golden;
 use crate::blocks::pacer::{cosim_pacer_stimulus, pacer_commands, PacerStimulus};
-use crate::cn_fuzz::{print_scenarios, random_scenario, CnScenario};
+use crate::cn_fuzz::{print_scenarios, random_scenario, scenario_failure, CnScenario};
 use crate::dice::Dice;
-use crate::harness::{CosimOptions, Ending};
+use crate::harness::CosimOptions;
 use crate::rtl::Model;
 use crate::run::FuzzPlan;
 use std::io::Write;
@@ -98,18 +98,11 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
         let options = CosimOptions::new(Model::plain(64), cn.handshake);
         let run = cosim_pacer_stimulus(&name, stimulus, &options, &cn.setup, &cn.setup.regs);
         outcome.scenarios += 1;
-        let repro = format!("metaroce fuzz --block pacer --seed {seed:#x} --first {scenario} --scenarios 1");
-        match run.ending {
-            Ending::Matched => outcome.releases += run.cn.unwrap_or_default().releases,
-            Ending::Diverged(d) => {
-                outcome.failure = Some(format!("{d}\n  parameters: {:?}\n  reproduce: {repro}", cn.setup.nic.cc));
-                break;
-            }
-            other => {
-                outcome.failure = Some(format!("{}: {other:?}\n  reproduce: {repro}", name.display()));
-                break;
-            }
+        if let Some(failure) = scenario_failure("pacer", seed, scenario, &name, &cn.setup.nic.cc, &run.ending) {
+            outcome.failure = Some(failure);
+            break;
         }
+        outcome.releases += run.cn.unwrap_or_default().releases;
     }
     outcome
 }

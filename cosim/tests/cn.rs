@@ -11,19 +11,11 @@ use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimu
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
-use metaroce_cosim::nic::{CnOverrides, CnSetup};
+use metaroce_cosim::nic::{CcParamSetting, CnOverrides, CnSetup};
 use metaroce_cosim::replay::replay_cn;
 use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
-use metaroce_cosim::run::with_wave;
-use metaroce_cosim::wave::WaveFormat;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
-
-fn nic_setup(capture: &str) -> (std::path::PathBuf, CnSetup) {
-    let path = common::pcaps().join(capture);
-    let setup = CnSetup::for_capture(&path, &CnOverrides::default()).unwrap();
-    (path, setup)
-}
 
 #[test]
 fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes() {
@@ -34,14 +26,10 @@ fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes(
         for width in DATA_WIDTHS {
             let options = CosimOptions::new(Model::plain(width), Handshake { seed, idle_pct: 25, stall_pct: 25 });
             let run = cosim_cn_capture(&capture, &options, &setup);
-            match run.ending {
-                Ending::Matched => {
-                    let counts = run.cn.unwrap();
-                    cnps += counts.cnps;
-                    rates += counts.rate_changes;
-                }
-                Ending::Diverged(report) => failures.push(report.to_string()),
-                other => failures.push(format!("{}: {other:?}", capture.display())),
+            if common::matched(&run, capture.display(), &mut failures) {
+                let counts = run.cn.unwrap();
+                cnps += counts.cnps;
+                rates += counts.rate_changes;
             }
         }
     }
@@ -51,7 +39,7 @@ fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes(
 
 #[test]
 fn a_wrong_register_in_the_rtl_is_reported_field_by_field() {
-    let (capture, setup) = nic_setup("cn/dcqcn_stages.pcap");
+    let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
     let options = CosimOptions::new(Model::plain(64), Handshake { seed: 7, idle_pct: 10, stall_pct: 10 });
     let stimulus = || read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
     let mut wrong = setup.regs;
@@ -66,20 +54,12 @@ fn a_wrong_register_in_the_rtl_is_reported_field_by_field() {
     assert!(d.repro.contains("--block cn") && d.to_string().contains("cn.rate transaction 0"), "{d}");
 
     // --wave: the re-run with the same seed writes the waveform around it.
-    let fst = common::scratch("cn-divergence.fst");
-    let rerun = with_wave(
-        |o| cosim_cn_stimulus(&capture, stimulus(), o, &setup, &wrong),
-        &options,
-        &fst,
-        WaveFormat::Fst,
-        50,
-        10,
-    );
-    assert!(matches!(rerun.ending, Ending::Diverged(_)), "{:?}", rerun.ending);
-    assert_eq!(rerun.wave.as_deref(), Some(fst.as_path()));
-    assert!(std::fs::metadata(&fst).unwrap().len() > 1000, "an empty waveform");
+    let rerun = common::rerun_writes_a_waveform("cn-divergence.fst", &options, |o| {
+        cosim_cn_stimulus(&capture, stimulus(), o, &setup, &wrong)
+    });
+    assert_eq!(rerun.wave.as_deref(), Some(common::scratch("cn-divergence.fst").as_path()));
 
-    let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
+    let (capture, setup) = common::capture_setup("cn/incast_8to1.pcap");
     let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
     let mut wrong = setup.regs;
     wrong.cnp_dscp = 46;
@@ -153,7 +133,7 @@ fn cnps_written_by_out_pcap_carry_a_valid_icrc_and_decode_in_tshark() {
 
 #[test]
 fn twenty_seconds_of_capture_cost_cycles_per_event_not_per_second() {
-    let (capture, setup) = nic_setup("cn/idle_gaps_20s.pcap");
+    let (capture, setup) = common::capture_setup("cn/idle_gaps_20s.pcap");
     let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &ParserConfig::default());
     let span_ns = *stimulus.frame_ticks.last().unwrap();
     assert!(span_ns >= 20_000_000_000, "the capture spans {span_ns} ns");
@@ -215,23 +195,21 @@ fn bad_parameters_are_refused_with_a_clear_message() {
 #[test]
 fn the_rate_reduce_monitor_period_matches_between_golden_model_and_rtl() {
     let seed = common::seed("cn reduce period");
-    let period =
-        CnOverrides { params: vec![("rp_rate_reduce_monitor_period".into(), "55".into())], ..CnOverrides::default() };
+    let period = CnOverrides {
+        params: vec![CcParamSetting { name: "rp_rate_reduce_monitor_period".into(), value: "55".into() }],
+        ..CnOverrides::default()
+    };
     let (mut failures, mut runs, mut changed) = (Vec::new(), 0, 0);
     for capture in common::captures() {
         // A NIC whose increase timer is shorter than the period refuses it.
         let Ok(setup) = CnSetup::for_capture(&capture, &period) else { continue };
         let options = CosimOptions::new(Model::plain(64), Handshake { seed, idle_pct: 25, stall_pct: 25 });
         let run = cosim_cn_capture(&capture, &options, &setup);
-        match run.ending {
-            Ending::Matched => {
-                runs += 1;
-                let base = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
-                let before = cosim_cn_capture(&capture, &options, &base).cn.map(|c| c.rate_changes);
-                changed += usize::from(run.cn.map(|c| c.rate_changes) != before);
-            }
-            Ending::Diverged(report) => failures.push(report.to_string()),
-            other => failures.push(format!("{}: {other:?}", capture.display())),
+        if common::matched(&run, capture.display(), &mut failures) {
+            runs += 1;
+            let base = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+            let before = cosim_cn_capture(&capture, &options, &base).cn.map(|c| c.rate_changes);
+            changed += usize::from(run.cn.map(|c| c.rate_changes) != before);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -260,7 +238,7 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
 fn both_points_take_an_event_every_cycle() {
     use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
     use metaroce_golden::cn_event::{CnEvent, CnEventKind};
-    let (capture, setup) = nic_setup("cn/incast_8to1.pcap");
+    let (capture, setup) = common::capture_setup("cn/incast_8to1.pcap");
     // Received data without CE (no CNP) and sent data (no CNP yet, so no
     // timers), cycling over a few QPs so that consecutive events hit the
     // same RAM word and the forwarding paths of both points.

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use fst_reader::{FstFilter, FstHierarchyEntry, FstReader};
-use metaroce_cosim::blocks::parser::{cosim_capture, cosim_capture_with_wave};
+use metaroce_cosim::blocks::parser::cosim_capture;
 use metaroce_cosim::capture::{write_capture, GenFrame};
 use metaroce_cosim::harness::{CosimOptions, Ending};
 use metaroce_cosim::report::{Divergence, DivergenceKind};
 use metaroce_cosim::rtl::{Handshake, Model, ModelKind, DATA_WIDTHS};
+use metaroce_cosim::run::with_wave;
 use metaroce_cosim::stimuli::RoceFrame;
 use metaroce_cosim::summary::{junit_xml, CosimSummary};
 use metaroce_cosim::wave::WaveFormat;
@@ -77,7 +78,7 @@ fn waveform_of_the_divergence_is_a_valid_fst_around_it() {
     let capture = common::pcaps().join("opcodes.pcap");
     let wave = common::scratch("bug.fst");
     let (before, after) = (50, 10);
-    let run = cosim_capture_with_wave(&capture, &buggy(seed), &wave, WaveFormat::Fst, before, after);
+    let run = with_wave(|o| cosim_capture(&capture, o), &buggy(seed), &wave, WaveFormat::Fst, before, after);
     let d = divergence(&run.ending);
     assert_eq!((d.frame, d.kind), (WRITE_ONLY_FRAME, DivergenceKind::Mismatch));
     assert_eq!(run.wave.as_deref(), Some(wave.as_path()));
@@ -115,8 +116,14 @@ fn junit_marks_the_failing_capture_and_attaches_the_waveform() {
     let good = cosim_capture(&common::pcaps().join("ecn_dscp.pcap"), &buggy(seed));
     assert!(good.passed(), "ecn_dscp.pcap has no 0x0A/0x0B/0x0C frames: {:?}", good.ending);
     let wave = common::scratch("junit.fst");
-    let bad =
-        cosim_capture_with_wave(&common::pcaps().join("opcodes.pcap"), &buggy(seed), &wave, WaveFormat::Fst, 20, 5);
+    let bad = with_wave(
+        |o| cosim_capture(&common::pcaps().join("opcodes.pcap"), o),
+        &buggy(seed),
+        &wave,
+        WaveFormat::Fst,
+        20,
+        5,
+    );
     let runs = [good, bad];
     let xml = junit_xml(&runs);
     assert!(xml.contains(r#"tests="2" failures="1""#), "{xml}");
@@ -271,7 +278,7 @@ fn waveform_as_vcd_holds_the_same_window() {
     let seed = common::seed("vcd");
     let capture = common::pcaps().join("opcodes.pcap");
     let vcd = common::scratch("bug.vcd");
-    let run = cosim_capture_with_wave(&capture, &buggy(seed), &vcd, WaveFormat::Vcd, 30, 5);
+    let run = with_wave(|o| cosim_capture(&capture, o), &buggy(seed), &vcd, WaveFormat::Vcd, 30, 5);
     let d = divergence(&run.ending);
     assert_eq!(d.frame, WRITE_ONLY_FRAME);
     assert_eq!(run.wave.as_deref(), Some(vcd.as_path()));

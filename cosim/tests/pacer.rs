@@ -16,15 +16,7 @@ use metaroce_cosim::nic::{CnOverrides, CnSetup};
 use metaroce_cosim::pacer_fuzz::run_pacer_fuzz;
 use metaroce_cosim::report::DivergenceKind;
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
-use metaroce_cosim::run::with_wave;
-use metaroce_cosim::wave::WaveFormat;
 use metaroce_golden::pacer::PacerCommand;
-
-fn setup_of(capture: &str) -> (std::path::PathBuf, CnSetup) {
-    let path = common::pcaps().join(capture);
-    let setup = CnSetup::for_capture(&path, &CnOverrides::default()).unwrap();
-    (path, setup)
-}
 
 #[test]
 fn every_capture_matches_in_the_pacer_and_the_top_under_random_handshakes() {
@@ -38,19 +30,15 @@ fn every_capture_matches_in_the_pacer_and_the_top_under_random_handshakes() {
             runs.push(cosim_top_capture(&capture, &CosimOptions::new(Model::plain(width), handshake), &setup));
         }
         for run in runs {
-            match run.ending {
-                Ending::Matched => {
-                    assert_eq!(run.frames_matched, run.frames_read, "{}", capture.display());
-                    let counts = run.cn.unwrap();
-                    if run.block == "pacer" {
-                        releases += counts.releases;
-                    } else {
-                        top_releases += counts.releases;
-                        top_cnps += counts.cnps;
-                    }
+            if common::matched(&run, format_args!("{} {}", run.block, capture.display()), &mut failures) {
+                assert_eq!(run.frames_matched, run.frames_read, "{}", capture.display());
+                let counts = run.cn.unwrap();
+                if run.block == "pacer" {
+                    releases += counts.releases;
+                } else {
+                    top_releases += counts.releases;
+                    top_cnps += counts.cnps;
                 }
-                Ending::Diverged(report) => failures.push(report.to_string()),
-                other => failures.push(format!("{} {}: {other:?}", run.block, capture.display())),
             }
         }
     }
@@ -61,7 +49,7 @@ fn every_capture_matches_in_the_pacer_and_the_top_under_random_handshakes() {
 
 #[test]
 fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
-    let (capture, setup) = setup_of("cn/dcqcn_stages.pcap");
+    let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
     let options = CosimOptions::new(Model::plain(64), Handshake { seed: 3, idle_pct: 10, stall_pct: 10 });
     let stimulus = || {
         let reader = &mut CaptureReader::open(&capture).unwrap();
@@ -84,17 +72,9 @@ fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
     assert_eq!(d.diffs.iter().map(|f| f.field.as_str()).collect::<Vec<_>>(), ["tick"], "{d}");
     assert!(d.repro.contains("--block pacer") && d.frame > 0 && d.cycle > 0, "{d}");
 
-    let fst = common::scratch("pacer-divergence.fst");
-    let rerun = with_wave(
-        |o| cosim_pacer_stimulus(&capture, stimulus(), o, &setup, &wrong),
-        &options,
-        &fst,
-        WaveFormat::Fst,
-        50,
-        10,
-    );
-    assert!(matches!(rerun.ending, Ending::Diverged(_)), "{:?}", rerun.ending);
-    assert!(std::fs::metadata(&fst).unwrap().len() > 1000, "an empty waveform");
+    common::rerun_writes_a_waveform("pacer-divergence.fst", &options, |o| {
+        cosim_pacer_stimulus(&capture, stimulus(), o, &setup, &wrong)
+    });
 }
 
 /// Random command streams (`metaroce fuzz --block pacer` runs the same
@@ -162,7 +142,7 @@ fn a_backlog_leaves_one_packet_per_cycle() {
     // 0's 16 µs: no cascade); then 200
     // packets of 64 bytes at 400 Gb/s (1.28 ns apart, 50 to a 64-ns slot)
     // queue behind it and leave at the flush.
-    let (capture, setup) = setup_of("cn/dcqcn_stages.pcap");
+    let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
     let rate = |kbps| PacerCommand { time: 0, qp: 5, rate_kbps: Some(kbps), send_len: None };
     let send = |len| PacerCommand { time: 0, qp: 5, rate_kbps: None, send_len: Some(len) };
     let mut commands = vec![(1, rate(1_000_000)), (2, send(1500)), (3, rate(400_000_000))];

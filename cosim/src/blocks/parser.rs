@@ -14,8 +14,7 @@ use crate::harness::{fill_batch, CosimOptions, Ending, FrameSlice, FrameSource};
 use crate::nic::CnSetup;
 use crate::report::{DivergenceKind, Record, Transaction};
 use crate::rtl::{RtlParser, STALL_CYCLES};
-use crate::run::{with_wave, Block, CaptureRun, ReplayParts};
-use crate::wave::WaveFormat;
+use crate::run::{Block, CaptureRun, ReplayParts};
 
 /// The parser in the block table.
 pub struct Parser;
@@ -58,18 +57,6 @@ pub fn cosim_capture(capture: &Path, options: &CosimOptions) -> CaptureRun {
 /// Runs `frames` (named `name` in reports) through golden model and RTL.
 pub fn cosim_in_memory(name: &Path, frames: &[Frame], options: &CosimOptions) -> CaptureRun {
     cosim_source(name, &mut FrameSlice::new(frames), options)
-}
-
-/// [`with_wave`] for the parser's cosim of `capture`.
-pub fn cosim_capture_with_wave(
-    capture: &Path,
-    options: &CosimOptions,
-    wave_path: &Path,
-    format: WaveFormat,
-    before: u64,
-    after: u64,
-) -> CaptureRun {
-    with_wave(|o| cosim_capture(capture, o), options, wave_path, format, before, after)
 }
 
 fn cosim_source(name: &Path, source: &mut dyn FrameSource, options: &CosimOptions) -> CaptureRun {

@@ -4,6 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use metaroce_cosim::harness::{CosimOptions, Ending};
+use metaroce_cosim::nic::CnSetup;
+use metaroce_cosim::run::{with_wave, CaptureRun};
+use metaroce_cosim::wave::WaveFormat;
+
 /// Runs the `metaroce` binary from the workspace root.
 pub fn metaroce(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_metaroce")).args(args).current_dir(workspace()).output().expect("run metaroce")
@@ -56,4 +61,37 @@ pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("metaroce-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
+}
+
+/// A capture under pcaps/ and its NIC setup with no overrides.
+pub fn capture_setup(capture: &str) -> (PathBuf, CnSetup) {
+    let path = pcaps().join(capture);
+    let setup = CnSetup::for_capture(&path, &Default::default()).unwrap();
+    (path, setup)
+}
+
+/// `--wave`: re-runs a diverging `run` with the same options; it diverges
+/// again and writes a waveform around the divergence to `name` in scratch.
+/// Returns the re-run.
+pub fn rerun_writes_a_waveform(
+    name: &str,
+    options: &CosimOptions,
+    run: impl Fn(&CosimOptions) -> CaptureRun,
+) -> CaptureRun {
+    let fst = scratch(name);
+    let rerun = with_wave(run, options, &fst, WaveFormat::Fst, 50, 10);
+    assert!(matches!(rerun.ending, Ending::Diverged(_)), "{:?}", rerun.ending);
+    assert!(std::fs::metadata(&fst).unwrap().len() > 1000, "an empty waveform");
+    rerun
+}
+
+/// Whether `run` matched; if not, its failure goes to `failures`: the
+/// divergence report, or how the run `name` ended.
+pub fn matched(run: &CaptureRun, name: impl std::fmt::Display, failures: &mut Vec<String>) -> bool {
+    match &run.ending {
+        Ending::Matched => return true,
+        Ending::Diverged(report) => failures.push(report.to_string()),
+        other => failures.push(format!("{name}: {other:?}")),
+    }
+    false
 }
