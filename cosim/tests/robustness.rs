@@ -8,7 +8,7 @@ use std::io::Cursor;
 use std::path::Path;
 use std::process::Command;
 
-use metaroce_cosim::capture::{CaptureReader, Frame};
+use metaroce_cosim::capture::{write_capture, CaptureReader, Frame, GenFrame};
 use metaroce_cosim::fuzz::run_fuzz;
 use metaroce_cosim::rtl::{Model, ModelKind, DATA_WIDTHS};
 use metaroce_golden::{parse_frame, ParserConfig};
@@ -288,4 +288,49 @@ fn zero_length_records_are_frames_not_errors() {
         Command::new(env!("CARGO_BIN_EXE_metaroce")).args(["replay", path.to_str().unwrap()]).output().unwrap();
     let first = String::from_utf8_lossy(&replay.stdout).lines().next().unwrap().to_string();
     assert!(first.contains(r#""error":"truncated_eth""#) && first.contains(r#""frame_len":0"#), "{first}");
+}
+
+fn frames_of(reader: CaptureReader) -> Vec<Vec<u8>> {
+    reader.map(|f| f.unwrap().data).collect()
+}
+
+/// Frames past the reader's first buffer (the input's length from a file or
+/// memory, 64 KiB from a stream) are read whole, in pcap and pcapng.
+#[test]
+fn large_frames_are_read_whole_from_files_memory_and_streams() {
+    let sizes = [60usize, 9000, 65535, 60, 9000, 65535];
+    let data: Vec<Vec<u8>> =
+        sizes.iter().enumerate().map(|(i, &n)| (0..n).map(|b| (b * 7 + i) as u8).collect()).collect();
+    let frames: Vec<GenFrame> = data.iter().cloned().map(GenFrame::ok).collect();
+    for name in ["large_frames.pcap", "large_frames.pcapng"] {
+        let path = common::scratch(name);
+        write_capture(&path, &frames).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(frames_of(CaptureReader::open(&path).unwrap()), data, "{name} from the file");
+        let in_memory = CaptureReader::from_bytes(Path::new(name), bytes.clone()).unwrap();
+        assert_eq!(frames_of(in_memory), data, "{name} from memory");
+        let (streamed, error) = read_all(bytes);
+        assert_eq!(error, None, "{name}");
+        assert_eq!(streamed.into_iter().map(|f| f.data).collect::<Vec<_>>(), data, "{name} from a stream");
+    }
+}
+
+/// The reader holds records of up to 8,000,000 bytes (pcap-file's fixed
+/// buffer) and refuses a longer one with the same error from any source.
+#[test]
+fn records_up_to_the_8_mb_buffer_are_read_and_longer_ones_refused() {
+    let fits = 8_000_000 - 16; // the record header is buffered too
+    let frame = |n: usize| (0..n).map(|b| b as u8).collect::<Vec<u8>>();
+    let capture = |n: usize| [pcap_header(0, 1), pcap_record(&frame(n), n as u32, n as u32)].concat();
+    let (frames, error) = read_all(capture(fits));
+    assert_eq!(error, None);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0].data, frame(fits));
+    let want =
+        "fuzzed.pcap: frame 1: bad record: the file ends inside it (or it claims more than the reader's 8 MB buffer)";
+    let (frames, error) = read_all(capture(fits + 1));
+    assert!(frames.is_empty());
+    assert_eq!(error.as_deref(), Some(want), "from a stream");
+    let mut reader = CaptureReader::from_bytes(Path::new("fuzzed.pcap"), capture(fits + 1)).unwrap();
+    assert_eq!(reader.next().unwrap().unwrap_err().to_string(), want, "from memory");
 }

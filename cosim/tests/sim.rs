@@ -156,12 +156,41 @@ fn the_readme_block_regenerates_from_one_command() {
     for svg in &svgs {
         assert!(updated.contains(&format!("charts/{}", svg.display())), "{} not linked", svg.display());
     }
+    assert_references_exist(&updated, &dir);
     // A README without the block is refused, and left alone.
     fs::write(&readme, "no block\n").unwrap();
     let out = metaroce(&["sim", "readme", "--out", charts.to_str().unwrap(), "--readme", readme.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("has no `<!-- metaroce sim readme: begin -->`"), "{}", text(&out));
     assert_eq!(fs::read_to_string(&readme).unwrap(), "no block\n");
+}
+
+/// The targets of the block's links and images, with how many are images.
+fn block_references(readme: &str) -> (Vec<&str>, usize) {
+    let begin = readme.find("<!-- metaroce sim readme: begin -->").expect("the block begins");
+    let end = readme.find("<!-- metaroce sim readme: end -->").expect("the block ends");
+    let block = &readme[begin..end];
+    let targets: Vec<&str> = block.split("](").skip(1).map(|rest| &rest[..rest.find(')').unwrap()]).collect();
+    (targets, block.matches("![").count())
+}
+
+/// At least four charts inline, and every linked or shown file exists.
+fn assert_references_exist(readme: &str, dir: &Path) {
+    let (targets, images) = block_references(readme);
+    assert!(images >= 4, "{images} charts inline:\n{readme}");
+    assert!(targets.len() >= 24 + images, "{} references:\n{readme}", targets.len());
+    for target in targets {
+        assert!(dir.join(target).is_file(), "{target}: referenced, but no such file under {}", dir.display());
+    }
+}
+
+#[test]
+fn the_readme_shows_charts_that_exist() {
+    let root = common::workspace();
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    assert_references_exist(&readme, &root);
+    let (targets, _) = block_references(&readme);
+    assert!(targets.iter().all(|t| t.starts_with("docs/sim/")), "{targets:?}");
 }
 
 #[test]

@@ -2,14 +2,13 @@
 //! by the reader's buffer whatever a record claims (a 4 GB caplen, say).
 #![no_main]
 
-use std::io::Cursor;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use metaroce_cosim::capture::{CaptureReader, Frame};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut reader) = CaptureReader::from_reader(Path::new("fuzz"), Box::new(Cursor::new(data.to_vec()))) else {
+    let Ok(mut reader) = CaptureReader::from_bytes(Path::new("fuzz"), data.to_vec()) else {
         return;
     };
     let mut frame = Frame::default();

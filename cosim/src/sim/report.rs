@@ -372,6 +372,10 @@ pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
 pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
 pub const README_END: &str = "<!-- metaroce sim readme: end -->";
 
+/// The case whose charts the README shows inline, one column per mode; the
+/// others' are linked.
+pub const README_INLINE_CASE: &str = "incast16-100g";
+
 /// The CNP intervals of the README's set: the DCQCN paper's 50 µs and
 /// recent mlx5 NICs' 4 µs (faster notification).
 pub const README_CNP_INTERVALS_US: [u32; 2] = [50, 4];
@@ -379,16 +383,21 @@ pub const README_CNP_INTERVALS_US: [u32; 2] = [50, 4];
 /// Runs the README's measurement set in both modes at both CNP
 /// intervals: charts and
 /// `summary.md` into `dir`, and the table with links to the charts into
-/// `readme` between [`README_BEGIN`] and [`README_END`].
+/// `readme` between [`README_BEGIN`] and [`README_END`], with the charts of
+/// [`README_INLINE_CASE`] shown inline.
 pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
+    const MODES: [CcMode; 2] = [CcMode::Dcqcn, CcMode::Metaroce];
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut block = String::new();
+    let mut readme_block = String::new();
     for (stem, mut config) in readme_cases() {
         let mut summaries = Vec::new();
         let mut charts = Vec::new();
+        // (what the row shows, one image per mode)
+        let mut inline: Vec<(String, Vec<String>)> = Vec::new();
         for interval in README_CNP_INTERVALS_US {
             config.cc.np_min_time_between_cnps = interval;
-            for mode in [CcMode::Dcqcn, CcMode::Metaroce] {
+            for mode in MODES {
                 let started = Instant::now();
                 let variant = format!("{}-cnp{interval}us", mode.name());
                 let run = super::world::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
@@ -396,7 +405,14 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
                 for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
                     let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));
                     fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
-                    links.push(format!("[{kind}]({})", relative_link(readme, &path)));
+                    let link = relative_link(readme, &path);
+                    let row = format!("{kind}, CNPs ≥ {interval} µs apart");
+                    let image = format!("![{}: {row}]({link})", mode.name());
+                    match inline.iter_mut().find(|(r, _)| *r == row) {
+                        Some((_, images)) => images.push(image),
+                        None => inline.push((row, vec![image])),
+                    }
+                    links.push(format!("[{kind}]({link})"));
                 }
                 charts.push(format!("{} {interval} µs: {}", mode.name(), links.join(" ")));
                 writeln!(log, "{stem} {variant}: {:.1} s", started.elapsed().as_secs_f64())?;
@@ -404,16 +420,34 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
                 summaries.push(summarize(&run));
             }
         }
+        let mut case = String::new();
         let _ = writeln!(
-            block,
+            case,
             "\n**{}**, {} Gb/s links. Charts: {}.\n",
             config.scenario.name(),
             config.link_gbps,
             charts.join("; ")
         );
-        block.push_str(&comparison_table(&summaries));
+        block.push_str(&case);
+        readme_block.push_str(&case);
+        if stem == README_INLINE_CASE {
+            let _ = write!(readme_block, "| {} at {}G |", config.scenario.name(), config.link_gbps);
+            for mode in MODES {
+                let _ = write!(readme_block, " {} |", mode.name());
+            }
+            let _ = writeln!(readme_block, "\n|---|{}", "---|".repeat(MODES.len()));
+            for (row, images) in &inline {
+                let _ = writeln!(readme_block, "| {row} | {} |", images.join(" | "));
+            }
+            readme_block.push('\n');
+        }
+        let table = comparison_table(&summaries);
+        block.push_str(&table);
+        readme_block.push_str(&table);
     }
+    // summary.md sits beside the charts, where README-relative images would not load.
     fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
+    let block = readme_block;
     let text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
     let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
         bail!("{} has no `{README_BEGIN}` ... `{README_END}` block to fill", readme.display());
