@@ -32,23 +32,43 @@ struct Block {
     table_macro: &'static str,
     /// The top has a `DATA_WIDTH` parameter.
     has_width: bool,
+    /// A test-only top generated into OUT_DIR around the list's top: the
+    /// hand-written logic it adds (see `generate_bug_wrapper`).
+    wrapper: Option<&'static str>,
 }
 
-const PARSER: Block =
-    Block { top: "roce_parser", file_list: "rtl/parser.f", table_macro: "MR_PARSER_VARIANTS", has_width: true };
-const CN: Block = Block { top: "roce_cn", file_list: "rtl/cn.f", table_macro: "MR_CN_VARIANTS", has_width: true };
-const PACER: Block =
-    Block { top: "roce_pacer", file_list: "rtl/pacer.f", table_macro: "MR_PACER_VARIANTS", has_width: false };
-const PIPELINE: Block =
-    Block { top: "roce_pipeline", file_list: "rtl/pipeline.f", table_macro: "MR_PIPELINE_VARIANTS", has_width: true };
+const PARSER: Block = Block {
+    top: "roce_parser",
+    file_list: "rtl/parser.f",
+    table_macro: "MR_PARSER_VARIANTS",
+    has_width: true,
+    wrapper: None,
+};
+const CN: Block =
+    Block { top: "roce_cn", file_list: "rtl/cn.f", table_macro: "MR_CN_VARIANTS", has_width: true, wrapper: None };
+const PACER: Block = Block {
+    top: "roce_pacer",
+    file_list: "rtl/pacer.f",
+    table_macro: "MR_PACER_VARIANTS",
+    has_width: false,
+    wrapper: None,
+};
+const PIPELINE: Block = Block {
+    top: "roce_pipeline",
+    file_list: "rtl/pipeline.f",
+    table_macro: "MR_PIPELINE_VARIANTS",
+    has_width: true,
+    wrapper: None,
+};
 const BLOCKS: [&Block; 4] = [&PARSER, &CN, &PACER, &PIPELINE];
 /// The parser with deliberate bugs, a test-only wrapper outside rtl/; its
 /// model joins the parser's variants.
 const PARSER_BUG: Block = Block {
     top: "roce_parser_bug",
-    file_list: "cosim/rtl_test/parser_bug.f",
+    file_list: PARSER.file_list,
     table_macro: "MR_PARSER_VARIANTS",
     has_width: true,
+    wrapper: Some("rtl_test/roce_parser_bug.vh"),
 };
 
 /// One Verilated build: `prefix` is its C++ class, `args` what it adds to
@@ -63,7 +83,7 @@ struct Variant {
 /// Every model in the binary. All run the RTL assertions; the plain ones
 /// also carry FST tracing (off until a trace is opened), the `Cov` ones
 /// Verilator line and toggle coverage, and `Vparser64Bug` deliberate bugs
-/// (`cosim/rtl_test/roce_parser_bug.v`) for the harness's own tests. `Vcn*` are the
+/// (`cosim/rtl_test/roce_parser_bug.vh`) for the harness's own tests. `Vcn*` are the
 /// congestion-notification block, `Vpacer*` the pacer (no data width) and
 /// `Vpipeline*` the whole top.
 const VARIANTS: &[Variant] = &[
@@ -116,6 +136,9 @@ fn main() {
     generate_record_bindings(&out_dir);
     generate_cc_config(&root, &out_dir);
     generate_variant_table(&out_dir);
+    let bug_wrapper = generate_bug_wrapper(&root, &manifest_dir, &out_dir);
+    // The lint test checks the generated form.
+    println!("cargo:rustc-env=METAROCE_PARSER_BUG_V={}", bug_wrapper.display());
 
     // The Verilated models are built once per content (RTL, shim, this
     // script, the tools) into target/metaroce-rtl/<key>/ and shared by every
@@ -199,8 +222,13 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
     for variant in VARIANTS {
         let mdir = dir.join(variant.prefix);
         let list = std::fs::read_to_string(root.join(variant.block.file_list)).expect("the block's source list");
-        let sources: Vec<&str> =
-            list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
+        let sources: Vec<PathBuf> = variant
+            .block
+            .wrapper
+            .map(|_| out_dir.join(format!("{}.v", variant.block.top)))
+            .into_iter()
+            .chain(list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(|s| root.join(s)))
+            .collect();
         let mut cmd = Command::new(verilator);
         cmd.args(COMMON_ARGS)
             .arg(format!("-I{}", root.join("rtl").display()))
@@ -209,7 +237,7 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
             .args(variant.block.has_width.then(|| format!("-GDATA_WIDTH={}", variant.width)))
             .args(["--prefix", variant.prefix, "-Mdir"])
             .arg(&mdir)
-            .args(sources.iter().map(|s| root.join(s)));
+            .args(&sources);
         run(&mut cmd);
         let classes = parse_classes_mk(&mdir.join(format!("{}_classes.mk", variant.prefix)));
         for key in ["VM_CLASSES_FAST", "VM_CLASSES_SLOW", "VM_SUPPORT_FAST", "VM_SUPPORT_SLOW"] {
@@ -375,4 +403,60 @@ fn generate_variant_table(out_dir: &Path) {
         h.push('\n');
     }
     std::fs::write(out_dir.join("variants.h"), h).unwrap();
+}
+
+/// The test-only bug model `roce_parser_bug` (`<top>.v` in OUT_DIR), so its
+/// parameters and ports are rtl/roce_parser.v's own and cannot drift: the
+/// parser's header copied, then an instance passing every port through
+/// except those the hand-written body names `parser_<port>` (it drives or
+/// reads them instead), then the body.
+fn generate_bug_wrapper(root: &Path, manifest_dir: &Path, out_dir: &Path) -> PathBuf {
+    let (wrapped, body_file) = (PARSER.top, PARSER_BUG.wrapper.expect("the bug model's body"));
+    let source_path = root.join("rtl").join(format!("{wrapped}.v"));
+    let source = std::fs::read_to_string(&source_path).unwrap_or_else(|e| panic!("{}: {e}", source_path.display()));
+    let body_path = manifest_dir.join(body_file);
+    let body = std::fs::read_to_string(&body_path).unwrap_or_else(|e| panic!("{}: {e}", body_path.display()));
+    let opening = format!("module {wrapped} #(");
+    let start = source.find(&opening).unwrap_or_else(|| panic!("{}: no `{opening}`", source_path.display()))
+        + opening.len()
+        - 2;
+    let end = start
+        + source[start..].find("\n);").unwrap_or_else(|| panic!("{}: no end of the port list", source_path.display()))
+        + 3;
+    let header = &source[start..end];
+    let names: std::collections::BTreeSet<&str> =
+        body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+
+    let mut wires = String::new();
+    let mut params = Vec::new();
+    let mut ports = Vec::new();
+    for line in header.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("parameter ") {
+            let name = rest.split('=').next().and_then(|decl| decl.split_whitespace().last());
+            params.push(format!("    .{0}({0})", name.expect("a parameter name")));
+        } else if line.starts_with("input ") || line.starts_with("output ") {
+            let words: Vec<&str> = line.trim_end_matches(',').split_whitespace().collect();
+            let name = words[words.len() - 1];
+            let tap = format!("parser_{name}");
+            if names.contains(tap.as_str()) {
+                let range = words[2..words.len() - 1].iter().map(|w| format!("{w} ")).collect::<String>();
+                writeln!(wires, "wire {range}{tap};").unwrap();
+                ports.push(format!("    .{name}({tap})"));
+            } else {
+                ports.push(format!("    .{name}({name})"));
+            }
+        }
+    }
+    let text = format!(
+        "// Generated by cosim/build.rs from the ports of rtl/{wrapped}.v and\n\
+         // cosim/{body_file}. TEST ONLY; do not edit.\n\
+         `resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\n\
+         module {top} {header}\n\n{wires}\n{wrapped} #(\n{params}\n) parser_inst (\n{ports}\n);\n\n{body}\nendmodule\n\n`resetall\n",
+        top = PARSER_BUG.top,
+        params = params.join(",\n"),
+        ports = ports.join(",\n"),
+    );
+    let path = out_dir.join(format!("{}.v", PARSER_BUG.top));
+    std::fs::write(&path, text).unwrap();
+    path
 }
