@@ -72,9 +72,10 @@ fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
     assert_eq!(d.diffs.iter().map(|f| f.field.as_str()).collect::<Vec<_>>(), ["tick"], "{d}");
     assert!(d.repro.contains("--block pacer") && d.frame > 0 && d.cycle > 0, "{d}");
 
-    common::rerun_writes_a_waveform("pacer-divergence.fst", &options, |o| {
+    let rerun = common::rerun_writes_a_waveform("pacer-divergence.fst", &options, |o| {
         cosim_pacer_stimulus(&capture, stimulus(), o, &setup, &wrong)
     });
+    assert_eq!(rerun.wave.as_deref(), Some(common::scratch("pacer-divergence.fst").as_path()));
 }
 
 /// Random command streams (`metaroce fuzz --block pacer` runs the same

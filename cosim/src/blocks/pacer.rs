@@ -133,6 +133,8 @@ pub fn cosim_pacer_stimulus(
         StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), RELEASE_STREAM, expected);
     run.phases.compare.lap(clock);
     let ending = cosim_commands(&stimulus.commands, &stimulus.time, options, rtl_regs, &mut compare, &mut run);
+    // After the model is gone, so a divergence's trace is closed and named too.
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     finish_run(&mut run, ending, stimulus.error, started);
     run
 }
@@ -184,7 +186,6 @@ fn cosim_commands(
     let cmds: Vec<PacerCommand> = commands.iter().map(|(_, c)| *c).collect();
     drive(&mut rtl, &cmds, 0, PACER_STALL_CYCLES, compare, time, run)?;
     rtl.sim.close_trace();
-    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     if let Some(path) = &options.coverage_dat {
         rtl.sim.write_coverage(path).map_err(Ending::Setup)?;
     }

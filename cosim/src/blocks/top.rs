@@ -186,6 +186,8 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), TOP_STREAMS, expected);
     run.phases.compare.lap(clock);
     let ending = cosim_frames(&top, options, setup, &mut compare, &mut run);
+    // After the model is gone, so a divergence's trace is closed and named too.
+    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     finish_run(&mut run, ending, top.error, started);
     run
 }
@@ -203,7 +205,6 @@ fn cosim_frames(
     }
     drive(&mut rtl, &top.frames, RELEASE_STREAM, CN_STALL_CYCLES, compare, &top.time, run)?;
     rtl.sim.close_trace();
-    run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     Ok(())
 }
 
