@@ -2,11 +2,10 @@
 //! MAC, QP table, congestion control) and what the command line sets on top
 //! of it, read and checked once, then applied to each capture.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use metaroce_golden::cc_params::{CcMode, CcParams, CcRegisters};
+use metaroce_golden::cc_params::{CcMode, CcRegisters, CcSetting};
 use metaroce_golden::cn::{CongestionNotifier, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::NicConfig;
 
@@ -57,37 +56,6 @@ fn strip_comments(value: &mut serde_json::Value) -> bool {
     any
 }
 
-/// One `--cc-param NAME=VALUE`, checked against the parameter's range when
-/// the command line is read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CcParamSetting {
-    pub name: String,
-    pub value: String,
-}
-
-impl CcParamSetting {
-    pub fn apply(&self, cc: &mut CcParams) -> Result<(), String> {
-        cc.set(&self.name, &self.value).map_err(|e| e.to_string())
-    }
-}
-
-impl FromStr for CcParamSetting {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: write NAME=VALUE"))?;
-        let setting = CcParamSetting { name: name.trim().to_string(), value: value.trim().to_string() };
-        // Check it now, so a typo is refused before any run starts.
-        setting.apply(&mut CcParams::default())?;
-        Ok(setting)
-    }
-}
-
-impl fmt::Display for CcParamSetting {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.name, self.value)
-    }
-}
-
 /// What the command line sets for the CN block, on top of the NIC file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CnOverrides {
@@ -97,7 +65,7 @@ pub struct CnOverrides {
     pub local_mac: Option<String>,
     pub mode: Option<CcMode>,
     /// `--cc-param NAME=VALUE`, in order.
-    pub params: Vec<CcParamSetting>,
+    pub params: Vec<CcSetting>,
 }
 
 impl CnOverrides {
@@ -154,7 +122,7 @@ impl CnSetup {
             nic.local_mac = Some(mac.clone());
         }
         for setting in &overrides.params {
-            setting.apply(&mut nic.cc)?;
+            nic.cc.apply(*setting).map_err(|e| e.to_string())?;
         }
         let regs = nic.cc.registers().map_err(|e| named(e.to_string()))?;
         let local_mac = nic.mac().map_err(named)?;

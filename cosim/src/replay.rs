@@ -97,7 +97,7 @@ impl GoldenPass<'_> {
         };
         self.gaps.add(record, self.setup);
         let event = match &mut self.top {
-            Some(Ok(top)) => Some(top.frame(frame)),
+            Some(Ok(top)) => Some(top.frame(frame, record)),
             _ => None,
         };
         let Some(cn) = &mut self.cn else { return };

@@ -11,10 +11,11 @@ use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimu
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
-use metaroce_cosim::nic::{CcParamSetting, CnOverrides, CnSetup};
+use metaroce_cosim::nic::{CnOverrides, CnSetup};
 use metaroce_cosim::replay::replay_cn;
 use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
+use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
 #[test]
@@ -196,7 +197,7 @@ fn bad_parameters_are_refused_with_a_clear_message() {
 fn the_rate_reduce_monitor_period_matches_between_golden_model_and_rtl() {
     let seed = common::seed("cn reduce period");
     let period = CnOverrides {
-        params: vec![CcParamSetting { name: "rp_rate_reduce_monitor_period".into(), value: "55".into() }],
+        params: vec!["rp_rate_reduce_monitor_period=55".parse::<CcSetting>().unwrap()],
         ..CnOverrides::default()
     };
     let (mut failures, mut runs, mut changed) = (Vec::new(), 0, 0);

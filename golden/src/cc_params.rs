@@ -26,6 +26,60 @@ pub struct BadParam {
     pub reason: String,
 }
 
+/// One parameter's value, parsed once from `NAME=VALUE` text (the command
+/// line's `--cc-param`); prints back as that text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CcSetting {
+    pub param: &'static CcParam,
+    /// The number, or a choice's index.
+    pub value: u32,
+}
+
+impl CcSetting {
+    /// Looks the name up and parses the value (decimal, or a choice's name);
+    /// the range is checked where it is applied.
+    pub fn parse(name: &str, value: &str) -> Result<Self, BadParam> {
+        let Some(param) = CC_PARAMS.iter().find(|p| p.name == name) else {
+            return Err(BadParam {
+                name: "(unknown)",
+                value: format!("{name}={value}"),
+                reason: format!("known names: {}", CcParams::NAMES.join(", ")),
+            });
+        };
+        let bad = |reason: String| BadParam { name: param.name, value: value.to_string(), reason };
+        let value = match param.choices {
+            Some((_, choices)) => {
+                let index = choices.iter().position(|c| c.1 == value);
+                let texts: Vec<&str> = choices.iter().map(|c| c.1).collect();
+                index.ok_or_else(|| bad(format!("{name} is {}", texts.join(" or "))))? as u32
+            }
+            None => value.parse().map_err(|_| bad("not a decimal integer".into()))?,
+        };
+        Ok(CcSetting { param, value })
+    }
+}
+
+/// `NAME=VALUE`, checked against the defaults' ranges so that a typo on a
+/// command line is refused before any run starts.
+impl std::str::FromStr for CcSetting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}`: write NAME=VALUE"))?;
+        let setting = CcSetting::parse(name.trim(), value.trim()).map_err(|e| e.to_string())?;
+        CcParams::default().apply(setting).map_err(|e| e.to_string())?;
+        Ok(setting)
+    }
+}
+
+impl std::fmt::Display for CcSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.param.choices {
+            Some((_, choices)) => write!(f, "{}={}", self.param.name, choices[self.value as usize].1),
+            None => write!(f, "{}={}", self.param.name, self.value),
+        }
+    }
+}
+
 impl CcParams {
     /// Every parameter name, for the command line's `--cc-param NAME=VALUE`.
     pub const NAMES: [&'static str; CC_PARAMS.len()] = {
@@ -40,27 +94,16 @@ impl CcParams {
 
     /// Sets one parameter by name from its text (decimal, or a choice's name).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), BadParam> {
-        let Some(param) = CC_PARAMS.iter().find(|p| p.name == name) else {
-            return Err(BadParam {
-                name: "(unknown)",
-                value: format!("{name}={value}"),
-                reason: format!("known names: {}", Self::NAMES.join(", ")),
-            });
-        };
-        let bad = |reason: String| BadParam { name: param.name, value: value.to_string(), reason };
-        let v = match param.choices {
-            Some((_, choices)) => {
-                let texts: Vec<&str> = choices.iter().map(|c| c.1).collect();
-                let index = texts.iter().position(|t| *t == value);
-                index.ok_or_else(|| bad(format!("{name} is {}", texts.join(" or "))))? as u32
-            }
-            None => value.parse().map_err(|_| bad("not a decimal integer".into()))?,
-        };
-        if !self.set_value(param.name, v) {
-            return Err(bad("no such choice".into()));
-        }
+        self.apply(CcSetting::parse(name, value)?)
+    }
+
+    /// Sets one parsed parameter; refuses it when out of its range (a range
+    /// that names another parameter is checked against that one's value now).
+    pub fn apply(&mut self, setting: CcSetting) -> Result<(), BadParam> {
+        let set = self.set_value(setting.param.name, setting.value);
+        debug_assert!(set, "a parsed setting names a field");
         match self.validate() {
-            Err(e) if e.name == param.name => Err(e),
+            Err(e) if e.name == setting.param.name => Err(e),
             _ => Ok(()),
         }
     }

@@ -10,6 +10,7 @@ use crate::notify::CnpSent;
 use crate::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
 use crate::parser::{parse_frame, ParserConfig};
 use crate::reaction::RateChange;
+use crate::record::ParseRecord;
 
 /// Everything the top hands out, each stream in its own order.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +42,13 @@ impl Pipeline {
     /// One frame at `tick`; returns the event it made, if any.
     pub fn frame(&mut self, data: &[u8], mac_error: bool, tick: u64, out: &mut PipelineOutputs) -> Option<CnEvent> {
         let record = parse_frame(data, mac_error, &self.parser);
-        let event = classify(&record, tick, self.local_mac, &self.nic)?;
+        self.record(&record, tick, out)
+    }
+
+    /// One frame the parser has already read (its record) at `tick`: what
+    /// follows the parser in the pipeline.
+    pub fn record(&mut self, record: &ParseRecord, tick: u64, out: &mut PipelineOutputs) -> Option<CnEvent> {
+        let event = classify(record, tick, self.local_mac, &self.nic)?;
         let first = out.rates.len();
         self.cn.process(&event, &mut out.cnps, &mut out.rates);
         for change in &out.rates[first..] {

@@ -10,7 +10,7 @@ use metaroce_golden::cn::TimeBase;
 use metaroce_golden::cn_event::CnEvent;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
-use metaroce_golden::{parse_frame, ParserConfig};
+use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::blocks::cn::{check_cn, cn_repro, frame_at, golden_cn_streams, GoldenCn};
 use crate::blocks::pacer::{check_releases, release_transaction};
@@ -108,10 +108,10 @@ impl GoldenTop {
     }
 
     /// One frame through the pipeline; returns the event it made, if any.
-    pub fn frame(&mut self, frame: &Frame) -> Option<CnEvent> {
+    pub fn frame(&mut self, frame: &Frame, record: &ParseRecord) -> Option<CnEvent> {
         let top = &mut self.stimulus;
         let tick = top.time.tick(frame.time_ns);
-        let event = self.pipeline.frame(&frame.data, frame.mac_error, tick, &mut self.out);
+        let event = self.pipeline.record(record, tick, &mut self.out);
         top.events += usize::from(event.is_some());
         let tx_qp = sent_qp(event.as_ref());
         top.frames.push(TopFrame { data: frame.data.clone(), mac_error: frame.mac_error, tick, tx_qp });
@@ -137,8 +137,9 @@ pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Parser
     loop {
         match source.read_next(&mut frame) {
             Ok(true) => {
-                gaps.add(&parse_frame(&frame.data, frame.mac_error, parser), setup);
-                golden.frame(&frame)
+                let record = parse_frame(&frame.data, frame.mac_error, parser);
+                gaps.add(&record, setup);
+                golden.frame(&frame, &record)
             }
             Ok(false) => break,
             Err(e) => {

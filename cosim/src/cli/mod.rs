@@ -17,10 +17,11 @@ use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::ValueEnum;
 use metaroce_cosim::blocks::{find, BLOCKS};
-use metaroce_cosim::nic::{CcParamSetting, CnOverrides, NicFile};
+use metaroce_cosim::nic::{CnOverrides, NicFile};
 use metaroce_cosim::rtl::DATA_WIDTHS;
 use metaroce_cosim::run::Block;
 use metaroce_golden::cc_params::CcMode;
+use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::ParserConfig;
 
 /// `--block`: one block of the table, or all of them.
@@ -88,7 +89,7 @@ pub struct CnArgs {
     /// Set one congestion-control parameter by its mlx5 name, e.g.
     /// `--cc-param np_min_time_between_cnps=4` (repeatable).
     #[arg(long = "cc-param", value_name = "NAME=VALUE")]
-    cc_params: Vec<CcParamSetting>,
+    cc_params: Vec<CcSetting>,
 }
 
 impl CnArgs {

@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use metaroce_cosim::nic::CcParamSetting;
 use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
 use metaroce_cosim::sim::{RtlPlacement, Scenario, SimConfig};
 use metaroce_golden::cc_params::CcMode;
+use metaroce_golden::cc_params::CcSetting;
 
 use super::{parse_u64, CcChoice};
 
@@ -66,7 +66,7 @@ pub struct Args {
     cc: Vec<CcChoice>,
     /// Set one congestion-control parameter by its mlx5 name (repeatable).
     #[arg(long = "cc-param", value_name = "NAME=VALUE")]
-    cc_params: Vec<CcParamSetting>,
+    cc_params: Vec<CcSetting>,
     /// Put the Verilated top in host N's NIC, or `all` in every NIC.
     #[arg(long, value_name = "N|all", value_parser = parse_rtl_placement)]
     rtl: Option<RtlPlacement>,
@@ -117,7 +117,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
     for setting in &args.cc_params {
-        setting.apply(&mut config.cc).map_err(anyhow::Error::msg)?;
+        config.cc.apply(*setting)?;
     }
     config.rtl = args.rtl.unwrap_or_default();
     config.seed = args.seed;
