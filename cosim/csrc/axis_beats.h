@@ -39,6 +39,36 @@ struct MrLanes<64> {
     }
 };
 
+// A frame offered on s_axis_* beat by beat: each beat is built once when
+// first presented (bytes past the frame's end random), then held unchanged
+// until taken, as AXI-Stream requires.
+template <int W>
+struct MrBeatOffer {
+    static constexpr int KEEP = W / 8;
+    uint8_t beat[KEEP] = {};
+    uint64_t offset = 0;  // bytes of the current frame already taken
+    bool presenting = false;
+    bool last = false;
+    uint32_t bytes = 0;
+
+    template <class Rng>
+    void present(const uint8_t* frame, uint64_t len, Rng& rng) {
+        const uint64_t remaining = len - offset;
+        bytes = static_cast<uint32_t>(remaining < KEEP ? remaining : KEEP);
+        last = remaining <= KEEP;
+        std::memcpy(beat, frame + offset, bytes);
+        for (int i = bytes; i < KEEP; ++i) beat[i] = static_cast<uint8_t>(rng.next());
+        presenting = true;
+    }
+    uint64_t keep() const { return bytes == 64 ? ~0ull : ((1ull << bytes) - 1); }
+    // The beat was taken; true when it ended the frame.
+    bool taken() {
+        presenting = false;
+        offset = last ? 0 : offset + bytes;
+        return last;
+    }
+};
+
 // Builds CNP frames from the beats taken on m_axis_* (tuser = emit tick),
 // flagging protocol faults.
 template <int W>

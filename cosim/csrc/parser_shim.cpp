@@ -42,13 +42,7 @@ struct ParserSimW final : MrModel<Model, TRACED, COVERED, ParserSim> {
     MR_MODEL_NAMES(Base);
     static constexpr int KEEP = W / 8;
     uint32_t idle_pct, stall_pct;
-    // The beat on offer: built once when first presented, then held
-    // unchanged until taken, as AXI-Stream requires.
-    size_t offset = 0;  // bytes of the current frame already taken
-    bool presenting = false;
-    bool beat_last = false;
-    uint32_t beat_bytes = 0;
-    uint8_t beat[KEEP] = {};
+    MrBeatOffer<W> offer;
 
     ParserSimW(uint64_t seed, uint32_t idle, uint32_t stall)
         : Base(seed, "parser"), idle_pct(idle), stall_pct(stall) {
@@ -61,16 +55,16 @@ struct ParserSimW final : MrModel<Model, TRACED, COVERED, ParserSim> {
 
     // One clock cycle with the given source beat (or none); returns whether
     // the beat was taken and appends any record handed out.
-    bool cycle_once(bool offer, bool last, uint64_t keep, bool user, mr_parser_record* out, size_t* out_count) {
-        top->s_axis_tvalid = offer;
+    bool cycle_once(bool valid, bool last, uint64_t keep, bool user, mr_parser_record* out, size_t* out_count) {
+        top->s_axis_tvalid = valid;
         top->s_axis_tlast = last;
         top->s_axis_tuser = user;
         top->s_axis_tkeep = keep;
-        MrLanes<W>::set(top->s_axis_tdata, beat);
+        MrLanes<W>::set(top->s_axis_tdata, offer.beat);
         top->m_meta_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
-        const bool taken = offer && top->s_axis_tready;
+        const bool taken = valid && top->s_axis_tready;
         if (top->m_meta_valid && top->m_meta_ready && out) {
             mr_parser_record* rec = &out[(*out_count)++];
             rec->cycle = cycle;
@@ -90,29 +84,19 @@ struct ParserSimW final : MrModel<Model, TRACED, COVERED, ParserSim> {
         size_t frame = 0, base = 0;
         while (frame < nframes && *out_count < out_cap && assertion.empty()) {
             const uint32_t len = lens[frame];
-            if (!presenting) {
+            if (!offer.presenting) {
                 if (rng.percent(idle_pct)) {
                     cycle_once(false, false, 0, false, out, out_count);
                     continue;
                 }
-                const uint32_t remaining = len - offset;
-                beat_bytes = remaining < KEEP ? remaining : KEEP;
-                beat_last = remaining <= KEEP;
-                std::memcpy(beat, bytes + base + offset, beat_bytes);
-                for (int i = beat_bytes; i < KEEP; ++i) beat[i] = static_cast<uint8_t>(rng.next());
-                presenting = true;
+                offer.present(bytes + base, len, rng);
             }
-            const uint64_t keep = beat_bytes == 64 ? ~0ull : ((1ull << beat_bytes) - 1);
             const uint64_t at = cycle;
-            if (cycle_once(true, beat_last, keep, beat_last && user[frame], out, out_count)) {
-                presenting = false;
-                offset += beat_bytes;
-                if (beat_last) {
-                    last_beat_cycle[frame] = at;
-                    base += len;
-                    offset = 0;
-                    ++frame;
-                }
+            if (cycle_once(true, offer.last, offer.keep(), offer.last && user[frame], out, out_count) &&
+                offer.taken()) {
+                last_beat_cycle[frame] = at;
+                base += len;
+                ++frame;
             }
         }
         return frame;
@@ -141,11 +125,11 @@ struct ParserSimW final : MrModel<Model, TRACED, COVERED, ParserSim> {
         for (size_t f = 0; f < nframes; ++f) {
             for (uint32_t off = 0; off < lens[f];) {
                 const uint32_t n = lens[f] - off < KEEP ? lens[f] - off : KEEP;
-                std::memcpy(beat, bytes + base + off, n);
+                std::memcpy(offer.beat, bytes + base + off, n);
                 top->s_axis_tvalid = 1;
                 top->s_axis_tlast = off + n == lens[f];
                 top->s_axis_tkeep = n == 64 ? ~0ull : ((1ull << n) - 1);
-                MrLanes<W>::set(top->s_axis_tdata, beat);
+                MrLanes<W>::set(top->s_axis_tdata, offer.beat);
                 top->eval();
                 seen += top->m_meta_valid;
                 if (top->s_axis_tready) off += n;

@@ -30,12 +30,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     MR_MODEL_NAMES(Base);
     static constexpr int KEEP = W / 8;
     uint32_t idle_pct, stall_pct;
-    // The beat on offer, held until taken.
-    size_t offset = 0;
-    bool presenting = false;
-    bool beat_last = false;
-    uint32_t beat_bytes = 0;
-    uint8_t beat[KEEP] = {};
+    MrBeatOffer<W> offer;
     MrCnpCollector<W> cnp;
     // A time advance on offer (s_adv_*), held until taken.
     bool advancing = false;
@@ -67,11 +62,11 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     }
 
     // One cycle; returns whether the offered beat was taken.
-    bool cycle_once(bool offer, bool last, uint64_t keep, bool flush, mr_pipeline_out* out) {
-        top->s_axis_tvalid = offer;
+    bool cycle_once(bool valid, bool last, uint64_t keep, bool flush, mr_pipeline_out* out) {
+        top->s_axis_tvalid = valid;
         top->s_axis_tlast = last;
         top->s_axis_tkeep = keep;
-        MrLanes<W>::set(top->s_axis_tdata, beat);
+        MrLanes<W>::set(top->s_axis_tdata, offer.beat);
         top->flush = flush;
         top->s_adv_valid = adv_offer;
         top->s_adv_time = adv_time;
@@ -79,7 +74,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         top->m_rel_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
-        const bool taken = offer && top->s_axis_tready;
+        const bool taken = valid && top->s_axis_tready;
         if (adv_offer && top->s_adv_ready) adv_offer = false;
         if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, out->cnps, &out->cnp_count);
         if (top->mon_rate_fire) {
@@ -115,28 +110,15 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
                 continue;
             }
             const mr_pipeline_frame& f = frames[next];
-            if (!presenting) {
+            if (!offer.presenting) {
                 if (rng.percent(idle_pct)) {
                     cycle_once(false, false, 0, false, out);
                     continue;
                 }
-                const uint64_t remaining = f.len - offset;
-                beat_bytes = static_cast<uint32_t>(remaining < KEEP ? remaining : KEEP);
-                beat_last = remaining <= KEEP;
-                std::memcpy(beat, f.data + offset, beat_bytes);
-                for (int i = beat_bytes; i < KEEP; ++i) beat[i] = static_cast<uint8_t>(rng.next());
-                presenting = true;
+                offer.present(f.data, f.len, rng);
             }
-            set_user(f, beat_last);
-            const uint64_t keep = beat_bytes == 64 ? ~0ull : ((1ull << beat_bytes) - 1);
-            if (cycle_once(true, beat_last, keep, false, out)) {
-                presenting = false;
-                offset += beat_bytes;
-                if (beat_last) {
-                    offset = 0;
-                    ++next;
-                }
-            }
+            set_user(f, offer.last);
+            if (cycle_once(true, offer.last, offer.keep(), false, out) && offer.taken()) ++next;
         }
         return next;
     }

@@ -17,38 +17,80 @@ use crate::wave::{fst_to_vcd, WaveFormat};
 
 /// A block of the pipeline as the harness runs it. One implementation per
 /// block in `blocks/`; the table is `blocks::BLOCKS`.
-pub trait Block: Sync {
+/// What the harness knows of a block besides how to run it: one row of
+/// the block table.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockInfo {
     /// Its name on the command line (`--block`), in run lines and reports.
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// One line of `--block`'s help, if its name needs one.
-    fn about(&self) -> Option<&'static str> {
-        None
-    }
+    pub about: Option<&'static str>,
     /// Its output streams, as divergence reports name them.
-    fn streams(&self) -> &'static [&'static str];
+    pub streams: &'static [&'static str],
     /// Whether a run needs the NIC's setup (NIC file and overrides).
-    fn uses_nic(&self) -> bool {
-        true
-    }
+    pub uses_nic: bool,
     /// Whether its RTL has a data width; without one, one run covers all.
-    fn has_width(&self) -> bool {
-        true
-    }
+    pub has_width: bool,
     /// Whether its RTL has a coverage build.
-    fn has_coverage_build(&self) -> bool {
-        true
-    }
-    /// What its waveform files carry after the capture's name.
-    fn file_tag(&self) -> String {
-        format!("-{}", self.name())
-    }
+    pub has_coverage_build: bool,
+    /// Whether its waveform files carry `-NAME` after the capture's name.
+    pub tags_files: bool,
+    /// The transactions `metaroce replay --block NAME` prints.
+    pub replays: ReplayParts,
+}
+
+impl BlockInfo {
+    /// A block with a NIC setup, a data width and a coverage build.
+    pub const DEFAULT: BlockInfo = BlockInfo {
+        name: "",
+        about: None,
+        streams: &[],
+        uses_nic: true,
+        has_width: true,
+        has_coverage_build: true,
+        tags_files: true,
+        replays: ReplayParts { parser: false, cn: false, pacer: false },
+    };
+}
+
+/// A block of the pipeline as the harness runs it: its table row, and how
+/// one capture runs through both models.
+pub trait Block: Sync {
+    fn info(&self) -> &'static BlockInfo;
     /// Runs one capture through the golden model and the RTL and compares
-    /// them; `setup` is there when [`uses_nic`](Self::uses_nic).
+    /// them; `setup` is there when [`BlockInfo::uses_nic`].
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun;
     /// What a run compared, for its PASS/FAIL line.
     fn counts(&self, run: &CaptureRun) -> String;
-    /// The transactions `metaroce replay --block NAME` prints.
-    fn replays(&self) -> ReplayParts;
+
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+    fn about(&self) -> Option<&'static str> {
+        self.info().about
+    }
+    fn streams(&self) -> &'static [&'static str] {
+        self.info().streams
+    }
+    fn uses_nic(&self) -> bool {
+        self.info().uses_nic
+    }
+    fn has_width(&self) -> bool {
+        self.info().has_width
+    }
+    fn has_coverage_build(&self) -> bool {
+        self.info().has_coverage_build
+    }
+    fn replays(&self) -> ReplayParts {
+        self.info().replays
+    }
+    /// What its waveform files carry after the capture's name.
+    fn file_tag(&self) -> String {
+        match self.info().tags_files {
+            true => format!("-{}", self.name()),
+            false => String::new(),
+        }
+    }
 }
 
 impl fmt::Debug for dyn Block {

@@ -21,7 +21,7 @@ use crate::nic_gaps::NicGaps;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::{Handshake, Model};
 use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, BlockInfo, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The congestion-notification block in the block table.
@@ -31,15 +31,17 @@ const CNP_STREAM: usize = 0;
 const RATE_STREAM: usize = 1;
 const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate"];
 
+const INFO: BlockInfo = BlockInfo {
+    name: "cn",
+    about: Some("Congestion notification: CNPs and per-QP rates"),
+    streams: CN_STREAMS,
+    replays: ReplayParts { parser: false, cn: true, pacer: false },
+    ..BlockInfo::DEFAULT
+};
+
 impl Block for Cn {
-    fn name(&self) -> &'static str {
-        "cn"
-    }
-    fn about(&self) -> Option<&'static str> {
-        Some("Congestion notification: CNPs and per-QP rates")
-    }
-    fn streams(&self) -> &'static [&'static str] {
-        CN_STREAMS
+    fn info(&self) -> &'static BlockInfo {
+        &INFO
     }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
         CaptureRun::with_setup(capture, options, &Cn, setup, |setup| cosim_cn_capture(capture, options, setup))
@@ -50,9 +52,6 @@ impl Block for Cn {
             "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
             run.frames_read, cn.events, cn.cnps, cn.rate_changes
         )
-    }
-    fn replays(&self) -> ReplayParts {
-        ReplayParts { cn: true, ..ReplayParts::default() }
     }
 }
 

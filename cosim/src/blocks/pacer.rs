@@ -18,7 +18,7 @@ use crate::nic::CnSetup;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::ModelKind;
 use crate::rtl_pacer::{RtlPacer, RtlRelease, PACER_STALL_CYCLES};
-use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, BlockInfo, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pacer in the block table.
@@ -26,18 +26,18 @@ pub struct PacerBlock;
 
 const RELEASE_STREAM: &[&str] = &["pacer.release"];
 
+const INFO: BlockInfo = BlockInfo {
+    name: "pacer",
+    about: Some("The pacer: releases of the reaction point's packets"),
+    streams: RELEASE_STREAM,
+    has_width: false,
+    replays: ReplayParts { parser: false, cn: false, pacer: true },
+    ..BlockInfo::DEFAULT
+};
+
 impl Block for PacerBlock {
-    fn name(&self) -> &'static str {
-        "pacer"
-    }
-    fn about(&self) -> Option<&'static str> {
-        Some("The pacer: releases of the reaction point's packets")
-    }
-    fn streams(&self) -> &'static [&'static str] {
-        RELEASE_STREAM
-    }
-    fn has_width(&self) -> bool {
-        false
+    fn info(&self) -> &'static BlockInfo {
+        &INFO
     }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
         CaptureRun::with_setup(capture, options, &PacerBlock, setup, |setup| {
@@ -47,9 +47,6 @@ impl Block for PacerBlock {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!("{} frame(s), {} command(s) -> {} release(s)", run.frames_read, cn.events, cn.releases)
-    }
-    fn replays(&self) -> ReplayParts {
-        ReplayParts { pacer: true, ..ReplayParts::default() }
     }
 }
 

@@ -14,34 +14,31 @@ use crate::harness::{fill_batch, CosimOptions, Ending, FrameSlice, FrameSource};
 use crate::nic::CnSetup;
 use crate::report::{DivergenceKind, Record, Transaction};
 use crate::rtl::{RtlParser, STALL_CYCLES};
-use crate::run::{Block, CaptureRun, ReplayParts};
+use crate::run::{Block, BlockInfo, CaptureRun, ReplayParts};
 
 /// The parser in the block table.
 pub struct Parser;
 
 const PARSE_STREAM: &[&str] = &["parser"];
 
+const INFO: BlockInfo = BlockInfo {
+    name: "parser",
+    streams: PARSE_STREAM,
+    uses_nic: false,
+    tags_files: false,
+    replays: ReplayParts { parser: true, cn: false, pacer: false },
+    ..BlockInfo::DEFAULT
+};
+
 impl Block for Parser {
-    fn name(&self) -> &'static str {
-        "parser"
-    }
-    fn streams(&self) -> &'static [&'static str] {
-        PARSE_STREAM
-    }
-    fn uses_nic(&self) -> bool {
-        false
-    }
-    fn file_tag(&self) -> String {
-        String::new()
+    fn info(&self) -> &'static BlockInfo {
+        &INFO
     }
     fn cosim(&self, capture: &Path, options: &CosimOptions, _: Option<&CnSetup>) -> CaptureRun {
         cosim_capture(capture, options)
     }
     fn counts(&self, run: &CaptureRun) -> String {
         format!("{} frame(s) read, {} matched", run.frames_read, run.frames_matched)
-    }
-    fn replays(&self) -> ReplayParts {
-        ReplayParts { parser: true, ..ReplayParts::default() }
     }
 }
 

@@ -23,7 +23,7 @@ use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::Handshake;
 use crate::rtl_cn::CN_STALL_CYCLES;
 use crate::rtl_pacer::{RtlPipeline, TopFrame};
-use crate::run::{finish_run, Block, CaptureRun, ReplayParts, RunCounts};
+use crate::run::{finish_run, Block, BlockInfo, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
 /// The pipeline top in the block table.
@@ -32,18 +32,18 @@ pub struct Top;
 const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
 const RELEASE_STREAM: usize = 2;
 
+const INFO: BlockInfo = BlockInfo {
+    name: "top",
+    about: Some("The pipeline top: CNPs, rate transactions and releases"),
+    streams: TOP_STREAMS,
+    has_coverage_build: false,
+    replays: ReplayParts { parser: false, cn: true, pacer: true },
+    ..BlockInfo::DEFAULT
+};
+
 impl Block for Top {
-    fn name(&self) -> &'static str {
-        "top"
-    }
-    fn about(&self) -> Option<&'static str> {
-        Some("The pipeline top: CNPs, rate transactions and releases")
-    }
-    fn streams(&self) -> &'static [&'static str] {
-        TOP_STREAMS
-    }
-    fn has_coverage_build(&self) -> bool {
-        false
+    fn info(&self) -> &'static BlockInfo {
+        &INFO
     }
     fn cosim(&self, capture: &Path, options: &CosimOptions, setup: Option<&CnSetup>) -> CaptureRun {
         CaptureRun::with_setup(capture, options, &Top, setup, |setup| cosim_top_capture(capture, options, setup))
@@ -54,9 +54,6 @@ impl Block for Top {
             "{} frame(s), {} event(s) -> {} CNP(s), {} rate transaction(s), {} release(s)",
             run.frames_read, cn.events, cn.cnps, cn.rate_changes, cn.releases
         )
-    }
-    fn replays(&self) -> ReplayParts {
-        ReplayParts { cn: true, pacer: true, ..ReplayParts::default() }
     }
 }
 
