@@ -239,7 +239,7 @@ pub fn replay(
     parser: &ParserConfig,
     sink: &mut dyn FnMut(Transaction) -> io::Result<()>,
 ) -> Result<u64, ReplayError> {
-    let parts = ReplayParts { parser: true, ..ReplayParts::default() };
+    let parts = ReplayParts::PARSER;
     replay_blocks(capture, model, parts, None, parser, sink).map(|r| r.records)
 }
 
@@ -263,7 +263,7 @@ pub fn replay_cn(
     parser: &ParserConfig,
 ) -> Result<CnReplay, String> {
     let model = rtl_width.map_or(Model::Golden, |width| Model::Rtl { width });
-    let parts = ReplayParts { cn: true, ..ReplayParts::default() };
+    let parts = ReplayParts::CN;
     let replayed =
         replay_blocks(capture, model, parts, Some(setup), parser, &mut |_| Ok(())).map_err(|e| e.to_string())?;
     Ok(CnReplay { transactions: replayed.transactions, cnp_frames: replayed.sent })

@@ -15,8 +15,6 @@ use crate::nic::CnSetup;
 use crate::nic_gaps::NicGaps;
 use crate::wave::{fst_to_vcd, WaveFormat};
 
-/// A block of the pipeline as the harness runs it. One implementation per
-/// block in `blocks/`; the table is `blocks::BLOCKS`.
 /// What the harness knows of a block besides how to run it: one row of
 /// the block table.
 #[derive(Debug, Clone, Copy)]
@@ -40,17 +38,36 @@ pub struct BlockInfo {
 }
 
 impl BlockInfo {
-    /// A block with a NIC setup, a data width and a coverage build.
-    pub const DEFAULT: BlockInfo = BlockInfo {
-        name: "",
-        about: None,
-        streams: &[],
-        uses_nic: true,
-        has_width: true,
-        has_coverage_build: true,
-        tags_files: true,
-        replays: ReplayParts { parser: false, cn: false, pacer: false },
-    };
+    /// A block with a NIC setup, a data width and a coverage build, whose
+    /// waveform files carry its name and which replays nothing.
+    pub const fn new(name: &'static str, streams: &'static [&'static str]) -> Self {
+        BlockInfo {
+            name,
+            about: None,
+            streams,
+            uses_nic: true,
+            has_width: true,
+            has_coverage_build: true,
+            tags_files: true,
+            replays: ReplayParts { parser: false, cn: false, pacer: false },
+        }
+    }
+    pub const fn about(self, about: &'static str) -> Self {
+        BlockInfo { about: Some(about), ..self }
+    }
+    pub const fn replays(self, replays: ReplayParts) -> Self {
+        BlockInfo { replays, ..self }
+    }
+    /// The parser: no NIC setup, and its files carry no block name.
+    pub const fn parser_like(self) -> Self {
+        BlockInfo { uses_nic: false, tags_files: false, ..self }
+    }
+    pub const fn without_width(self) -> Self {
+        BlockInfo { has_width: false, ..self }
+    }
+    pub const fn without_coverage_build(self) -> Self {
+        BlockInfo { has_coverage_build: false, ..self }
+    }
 }
 
 /// A block of the pipeline as the harness runs it: its table row, and how
@@ -118,6 +135,13 @@ pub struct ReplayParts {
     pub parser: bool,
     pub cn: bool,
     pub pacer: bool,
+}
+
+impl ReplayParts {
+    pub const PARSER: ReplayParts = ReplayParts { parser: true, cn: false, pacer: false };
+    pub const CN: ReplayParts = ReplayParts { parser: false, cn: true, pacer: false };
+    pub const PACER: ReplayParts = ReplayParts { parser: false, cn: false, pacer: true };
+    pub const TOP: ReplayParts = ReplayParts { parser: false, cn: true, pacer: true };
 }
 
 impl ReplayParts {

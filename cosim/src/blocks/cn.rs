@@ -31,13 +31,8 @@ const CNP_STREAM: usize = 0;
 const RATE_STREAM: usize = 1;
 const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate"];
 
-const INFO: BlockInfo = BlockInfo {
-    name: "cn",
-    about: Some("Congestion notification: CNPs and per-QP rates"),
-    streams: CN_STREAMS,
-    replays: ReplayParts { parser: false, cn: true, pacer: false },
-    ..BlockInfo::DEFAULT
-};
+const INFO: BlockInfo =
+    BlockInfo::new("cn", CN_STREAMS).about("Congestion notification: CNPs and per-QP rates").replays(ReplayParts::CN);
 
 impl Block for Cn {
     fn info(&self) -> &'static BlockInfo {

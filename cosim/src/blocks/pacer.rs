@@ -26,14 +26,10 @@ pub struct PacerBlock;
 
 const RELEASE_STREAM: &[&str] = &["pacer.release"];
 
-const INFO: BlockInfo = BlockInfo {
-    name: "pacer",
-    about: Some("The pacer: releases of the reaction point's packets"),
-    streams: RELEASE_STREAM,
-    has_width: false,
-    replays: ReplayParts { parser: false, cn: false, pacer: true },
-    ..BlockInfo::DEFAULT
-};
+const INFO: BlockInfo = BlockInfo::new("pacer", RELEASE_STREAM)
+    .about("The pacer: releases of the reaction point's packets")
+    .without_width()
+    .replays(ReplayParts::PACER);
 
 impl Block for PacerBlock {
     fn info(&self) -> &'static BlockInfo {

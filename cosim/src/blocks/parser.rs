@@ -21,14 +21,7 @@ pub struct Parser;
 
 const PARSE_STREAM: &[&str] = &["parser"];
 
-const INFO: BlockInfo = BlockInfo {
-    name: "parser",
-    streams: PARSE_STREAM,
-    uses_nic: false,
-    tags_files: false,
-    replays: ReplayParts { parser: true, cn: false, pacer: false },
-    ..BlockInfo::DEFAULT
-};
+const INFO: BlockInfo = BlockInfo::new("parser", PARSE_STREAM).parser_like().replays(ReplayParts::PARSER);
 
 impl Block for Parser {
     fn info(&self) -> &'static BlockInfo {

@@ -32,14 +32,10 @@ pub struct Top;
 const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
 const RELEASE_STREAM: usize = 2;
 
-const INFO: BlockInfo = BlockInfo {
-    name: "top",
-    about: Some("The pipeline top: CNPs, rate transactions and releases"),
-    streams: TOP_STREAMS,
-    has_coverage_build: false,
-    replays: ReplayParts { parser: false, cn: true, pacer: true },
-    ..BlockInfo::DEFAULT
-};
+const INFO: BlockInfo = BlockInfo::new("top", TOP_STREAMS)
+    .about("The pipeline top: CNPs, rate transactions and releases")
+    .without_coverage_build()
+    .replays(ReplayParts::TOP);
 
 impl Block for Top {
     fn info(&self) -> &'static BlockInfo {
