@@ -1,5 +1,5 @@
 //! The blocks of the pipeline as the harness runs them, one file each. A
-//! new block is a file here implementing [`Block`] (its golden and RTL
+//! new block is a file here implementing [`Block`] (its `BlockInfo` row, its golden and RTL
 //! sides, its streams, its run line), its RTL wrapper, and one line in
 //! [`BLOCKS`]; one line in [`FUZZERS`] too if it has a fuzzer of its own.
 
