@@ -47,8 +47,8 @@ impl RedProfile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MarkPoint {
     /// When the packet joins its egress queue, on the depth it finds: the
-    /// mark then waits behind the whole queue (DCTCP's and the DCQCN
-    /// paper's description of the switch).
+    /// mark then waits behind the whole queue (DCTCP, SIGCOMM 2010, §3.1:
+    /// marked if the queue exceeds K on arrival).
     Enqueue,
     /// When the packet leaves the queue for the wire, on the depth it
     /// leaves behind: the mark tells of the queue as it is now (HPCC
