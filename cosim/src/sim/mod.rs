@@ -35,8 +35,10 @@ pub use world::run;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::GenFrame;
     use metaroce_golden::cc_params::CcMode;
     use metaroce_golden::cn::TimeBase;
+    use metaroce_golden::cn_event::NicConfig;
     use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
     use metaroce_golden::ParserConfig;
 
@@ -80,24 +82,34 @@ mod tests {
         assert_eq!(releases as u64, count * run.flows.len() as u64 + run.drops);
     }
 
-    /// Replaying a host's capture (frames at their ticks, then flush, no
-    /// time advances between) gives the releases of the closed loop: when
-    /// the loop stepped the NIC changes nothing but when it saw them.
+    /// The golden top given a host's capture (frames at their ticks, then
+    /// flush, no time advances between): its outputs, and the QP each
+    /// frame was sent on (none: received).
+    fn replay(nic: &NicConfig, frames: &[GenFrame]) -> (PipelineOutputs, Vec<Option<u32>>) {
+        let regs = nic.cc.registers().unwrap();
+        let mut pipeline = Pipeline::new(nic, &regs, ParserConfig::default()).unwrap();
+        let mut out = PipelineOutputs::default();
+        let mut time_base = TimeBase::default();
+        let sent = frames
+            .iter()
+            .map(|frame| {
+                let tick = time_base.tick(frame.time_ns.unwrap());
+                sent_qp(pipeline.frame(&frame.data, false, tick, &mut out).as_ref())
+            })
+            .collect();
+        pipeline.flush(&mut out);
+        (out, sent)
+    }
+
+    /// Replaying a host's capture gives the releases of the closed loop:
+    /// when the loop stepped the NIC changes nothing but when it saw them.
     #[test]
     fn a_host_capture_replays_to_the_same_releases() {
         let config = congested();
         let run = run(&config, CcMode::Metaroce).unwrap();
         for (host, (nic, frames)) in run.captures.iter().enumerate() {
-            let regs = nic.cc.registers().unwrap();
-            let mut pipeline = Pipeline::new(nic, &regs, ParserConfig::default()).unwrap();
-            let mut out = PipelineOutputs::default();
-            let mut time_base = TimeBase::default();
-            for frame in frames {
-                let tick = time_base.tick(frame.time_ns.unwrap());
-                let event = pipeline.frame(&frame.data, false, tick, &mut out);
-                assert!(host != 0 || sent_qp(event.as_ref()).is_none());
-            }
-            pipeline.flush(&mut out);
+            let (out, sent) = replay(nic, frames);
+            assert!(host != 0 || sent.iter().all(Option::is_none));
             assert_eq!(out.releases, run.releases[host], "host {host}");
         }
         assert!(run.releases[1].len() as u64 == config.packets_per_message());
@@ -116,14 +128,7 @@ mod tests {
         // Per flow: (tick, kb/s) of every change, from the replays.
         let mut truth: Vec<Vec<(u64, u32)>> = vec![Vec::new(); run.flows.len()];
         for (host, (nic, frames)) in run.captures.iter().enumerate() {
-            let regs = nic.cc.registers().unwrap();
-            let mut pipeline = Pipeline::new(nic, &regs, ParserConfig::default()).unwrap();
-            let mut out = PipelineOutputs::default();
-            let mut time_base = TimeBase::default();
-            for frame in frames {
-                pipeline.frame(&frame.data, false, time_base.tick(frame.time_ns.unwrap()), &mut out);
-            }
-            pipeline.flush(&mut out);
+            let (out, _) = replay(nic, frames);
             for change in out.rates.iter().filter(|r| r.is_change()) {
                 let peer = peer_of(host, change.qp, hosts).unwrap();
                 let flow = run.flows.iter().position(|f| (f.src, f.dst) == (host, peer)).unwrap();
@@ -150,7 +155,12 @@ mod tests {
             rows += 1;
         }
         let missing: Vec<u64> = truth.iter().flatten().map(|&(t, _)| t).filter(|t| !ticks.contains(t)).collect();
-        assert!(missing.is_empty(), "{} of {changes} change ticks have no row: {:?}", missing.len(), &missing[..5.min(missing.len())]);
+        assert!(
+            missing.is_empty(),
+            "{} of {changes} change ticks have no row: {:?}",
+            missing.len(),
+            &missing[..5.min(missing.len())]
+        );
         assert!(rows >= run.samples.len());
     }
 
