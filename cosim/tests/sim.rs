@@ -115,6 +115,11 @@ fn the_files_a_person_opens_are_well_formed() {
     assert!(log.contains("| metaroce, CNPs ≥ 4 µs apart |"), "{log}");
     let table = fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(table.contains("Jain's fairness") && table.contains("queue under Kmax after"), "{table}");
+    assert!(table.contains("| first ECN mark, first CNP |"), "{table}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("dcqcn/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["mark"], "dequeue", "{summary}");
+    assert!(summary["first_cnp_us"].as_f64().unwrap() > summary["first_mark_us"].as_f64().unwrap(), "{summary}");
     let rates = fs::read_to_string(dir.join("dcqcn/rates.csv")).unwrap();
     let header: Vec<&str> = rates.lines().next().unwrap().split(',').collect();
     assert_eq!(header, ["time_ns", "h1->h0_gbps", "h2->h0_gbps", "h3->h0_gbps", "h4->h0_gbps"]);
@@ -195,7 +200,7 @@ fn the_readme_shows_charts_that_exist() {
 
 #[test]
 fn bad_flags_are_refused_by_name() {
-    let cases: [(&[&str], i32, &str); 7] = [
+    let cases: [(&[&str], i32, &str); 8] = [
         (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
         (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),
         (&["sim", "incast", "--hosts", "3", "--rtl", "7"], 1, "--rtl 7: there are hosts 0 to 3"),
@@ -203,6 +208,7 @@ fn bad_flags_are_refused_by_name() {
         (&["sim", "incast", "--cc-param", "rp_min_rate=0"], 2, "rp_min_rate"),
         (&["sim", "incast", "--cc", "reno"], 2, "reno"),
         (&["sim", "incast", "--rtl", "some"], 2, "a host number or `all`"),
+        (&["sim", "incast", "--mark", "ingress"], 2, "`ingress`: `enqueue` or `dequeue`"),
     ];
     for (args, code, needle) in cases {
         let out = metaroce(args);

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::ValueEnum;
 use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
-use metaroce_cosim::sim::{RtlPlacement, Scenario, SimConfig};
+use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimConfig};
 use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cc_params::CcSetting;
 
@@ -52,15 +52,20 @@ pub struct Args {
     #[arg(long, default_value_t = 32 * 1024)]
     buffer_kib: u64,
     /// ECN marking starts above this egress queue depth, kB (1000 B);
-    /// default by link rate (`SPEC.md` §9.2: 400 at 100G).
+    /// default by link rate as HPCC's run.py (`SPEC.md` §9.2: 4 kB per
+    /// Gb/s, 400 at 100G).
     #[arg(long)]
     kmin_kb: Option<u64>,
-    /// Every packet is marked from this depth on, kB (1600 at 100G).
+    /// Every packet is marked above this depth, kB (16 per Gb/s, 1600 at 100G).
     #[arg(long)]
     kmax_kb: Option<u64>,
-    /// The marking probability just below Kmax (0.2).
+    /// The marking probability at Kmax (0.2).
     #[arg(long)]
     pmax: Option<f64>,
+    /// Where the switch marks ECN: `dequeue` (on the queue a packet leaves
+    /// behind, as HPCC's ns-3 switch) or `enqueue` (on the queue it joins).
+    #[arg(long, value_name = "enqueue|dequeue", default_value = "dequeue")]
+    mark: MarkPoint,
     /// Congestion control of every NIC; several run side by side.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
     cc: Vec<CcChoice>,
@@ -116,6 +121,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.kmin = args.kmin_kb.map_or(config.red.kmin, |k| k * 1000);
     config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
+    config.mark = args.mark;
     for setting in &args.cc_params {
         config.cc.apply(*setting)?;
     }

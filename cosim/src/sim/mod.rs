@@ -29,13 +29,16 @@ pub mod world;
 
 pub use outputs::{Flow, Sample, SimFailure, SimRun};
 pub use scenario::{peer_of, qp_toward, RtlPlacement, Scenario, SimConfig, QP_BASE};
+pub use switch::MarkPoint;
 pub use world::run;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::GenFrame;
     use metaroce_golden::cc_params::CcMode;
     use metaroce_golden::cn::TimeBase;
+    use metaroce_golden::cn_event::NicConfig;
     use metaroce_golden::pipeline::{sent_qp, Pipeline, PipelineOutputs};
     use metaroce_golden::ParserConfig;
 
@@ -79,27 +82,110 @@ mod tests {
         assert_eq!(releases as u64, count * run.flows.len() as u64 + run.drops);
     }
 
-    /// Replaying a host's capture (frames at their ticks, then flush, no
-    /// time advances between) gives the releases of the closed loop: when
-    /// the loop stepped the NIC changes nothing but when it saw them.
+    /// The golden top given a host's capture (frames at their ticks, then
+    /// flush, no time advances between): its outputs, and the QP each
+    /// frame was sent on (none: received).
+    fn replay(nic: &NicConfig, frames: &[GenFrame]) -> (PipelineOutputs, Vec<Option<u32>>) {
+        let regs = nic.cc.registers().unwrap();
+        let mut pipeline = Pipeline::new(nic, &regs, ParserConfig::default()).unwrap();
+        let mut out = PipelineOutputs::default();
+        let mut time_base = TimeBase::default();
+        let sent = frames
+            .iter()
+            .map(|frame| {
+                let tick = time_base.tick(frame.time_ns.unwrap());
+                sent_qp(pipeline.frame(&frame.data, false, tick, &mut out).as_ref())
+            })
+            .collect();
+        pipeline.flush(&mut out);
+        (out, sent)
+    }
+
+    /// Replaying a host's capture gives the releases of the closed loop:
+    /// when the loop stepped the NIC changes nothing but when it saw them.
     #[test]
     fn a_host_capture_replays_to_the_same_releases() {
         let config = congested();
         let run = run(&config, CcMode::Metaroce).unwrap();
         for (host, (nic, frames)) in run.captures.iter().enumerate() {
-            let regs = nic.cc.registers().unwrap();
-            let mut pipeline = Pipeline::new(nic, &regs, ParserConfig::default()).unwrap();
-            let mut out = PipelineOutputs::default();
-            let mut time_base = TimeBase::default();
-            for frame in frames {
-                let tick = time_base.tick(frame.time_ns.unwrap());
-                let event = pipeline.frame(&frame.data, false, tick, &mut out);
-                assert!(host != 0 || sent_qp(event.as_ref()).is_none());
-            }
-            pipeline.flush(&mut out);
+            let (out, sent) = replay(nic, frames);
+            assert!(host != 0 || sent.iter().all(Option::is_none));
             assert_eq!(out.releases, run.releases[host], "host {host}");
         }
         assert!(run.releases[1].len() as u64 == config.packets_per_message());
+    }
+
+    /// The golden top replaying a sender's capture stamps each rate change
+    /// with its tick; `rates.csv` holds, at every row, the rate of the last
+    /// change at or before the row's tick, and has a row at each such tick
+    /// (a timer increase is told only at the QP's next event, so a row per
+    /// sample of the last rate told would be late by up to that gap).
+    #[test]
+    fn rates_csv_steps_at_the_ticks_the_reaction_point_stamped() {
+        let config = congested();
+        let run = run(&config, CcMode::Dcqcn).unwrap();
+        let hosts = config.scenario.hosts();
+        // Per flow: (tick, kb/s) of every change, from the replays.
+        let mut truth: Vec<Vec<(u64, u32)>> = vec![Vec::new(); run.flows.len()];
+        for (host, (nic, frames)) in run.captures.iter().enumerate() {
+            let (out, _) = replay(nic, frames);
+            for change in out.rates.iter().filter(|r| r.is_change()) {
+                let peer = peer_of(host, change.qp, hosts).unwrap();
+                let flow = run.flows.iter().position(|f| (f.src, f.dst) == (host, peer)).unwrap();
+                truth[flow].push((change.time, change.rate_kbps));
+            }
+        }
+        let changes: usize = truth.iter().map(Vec::len).sum();
+        assert!(changes > 20, "{changes} rate changes");
+        let line = config.link_gbps * 1_000_000;
+        let rate_at = |flow: usize, tick: u64| {
+            truth[flow].iter().take_while(|&&(t, _)| t <= tick).last().map_or(line, |&(_, r)| r)
+        };
+        let csv = report::rates_csv(&run);
+        let mut rows = 0;
+        let mut ticks = std::collections::HashSet::new();
+        for line in csv.lines().skip(1) {
+            let fields: Vec<&str> = line.split(',').collect();
+            let tick: u64 = fields[0].parse().unwrap();
+            ticks.insert(tick);
+            for (flow, field) in fields[1..].iter().enumerate() {
+                let expected = format!("{:.6}", f64::from(rate_at(flow, tick)) / 1e6);
+                assert_eq!(*field, expected, "flow {flow} at {tick} ns");
+            }
+            rows += 1;
+        }
+        let missing: Vec<u64> = truth.iter().flatten().map(|&(t, _)| t).filter(|t| !ticks.contains(t)).collect();
+        assert!(
+            missing.is_empty(),
+            "{} of {changes} change ticks have no row: {:?}",
+            missing.len(),
+            &missing[..5.min(missing.len())]
+        );
+        assert!(rows >= run.samples.len());
+    }
+
+    /// An 8:1 incast at 100G: the first packet the switch marks finds (on
+    /// enqueue) or leaves (on dequeue) more than Kmin queued. Marked on
+    /// enqueue, it waits out that queue before it reaches the receiver,
+    /// so the first CNP comes at least Kmin's drain time (32 µs) after
+    /// the first mark; marked on dequeue, it is on its way at once.
+    #[test]
+    fn a_mark_on_dequeue_reaches_a_cnp_without_waiting_out_the_queue() {
+        let mut config = SimConfig::new(Scenario::Incast { senders: 8 }, 100);
+        config.message_bytes = 512 << 10;
+        config.max_time_ns = 150_000;
+        config.record_captures = false;
+        let kmin_drain_ps = config.red.kmin * 8 * 1000 / u64::from(config.link_gbps);
+        let gap = |mark| {
+            let config = SimConfig { mark, ..config.clone() };
+            let run = run(&config, CcMode::Dcqcn).unwrap();
+            run.first_cnp_ps.unwrap() - run.first_mark_ps.unwrap()
+        };
+        assert_eq!(SimConfig::new(Scenario::Incast { senders: 8 }, 100).mark, MarkPoint::Dequeue);
+        let (dequeue, enqueue) = (gap(MarkPoint::Dequeue), gap(MarkPoint::Enqueue));
+        // Wire time of the marked packet and one link delay, within 3 µs.
+        assert!(dequeue < 3_000_000, "dequeue: first CNP {dequeue} ps after the first mark");
+        assert!(enqueue >= kmin_drain_ps, "enqueue: first CNP {enqueue} ps after the first mark");
     }
 
     #[test]

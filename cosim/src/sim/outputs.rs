@@ -27,15 +27,17 @@ pub struct Flow {
     /// Packets the switch dropped (each was sent again).
     pub lost_packets: u64,
     pub done_ps: Option<u64>,
-    /// The sender NIC's current rate for the flow's QP, kb/s.
-    pub rate_kbps: u32,
+    /// The sender NIC's rate for the flow's QP before its first change
+    /// (the line rate), and every change after: (tick, kb/s), in tick
+    /// order, each at the tick the reaction point stamped it with.
+    pub start_rate_kbps: u32,
+    pub rate_steps: Vec<(u64, u32)>,
 }
 
 /// One row of the time series.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     pub time_ns: u64,
-    pub rate_kbps: Vec<u32>,
     pub delivered_bytes: Vec<u64>,
     pub port_depth: Vec<u64>,
     pub buffer_used: u64,
@@ -57,6 +59,10 @@ pub struct SimRun {
     pub drops: u64,
     pub cnps_sent: u64,
     pub cnps_received: u64,
+    /// When the switch first marked a packet CE, and a NIC first sent a
+    /// CNP, ps.
+    pub first_mark_ps: Option<u64>,
+    pub first_cnp_ps: Option<u64>,
     /// The collective finished (every packet delivered), ps.
     pub completion_ps: Option<u64>,
     /// Per host: the NIC's input stream (the replayable capture) and file.
@@ -83,5 +89,31 @@ impl std::fmt::Display for SimFailure {
 impl From<String> for SimFailure {
     fn from(message: String) -> Self {
         SimFailure { host: None, message }
+    }
+}
+
+impl SimRun {
+    /// Every flow's sender rate (kb/s) at every sample tick and at every
+    /// tick where a rate changed, in tick order (each tick once): the
+    /// rates from that tick on.
+    pub fn rate_rows(&self) -> Vec<(u64, Vec<u32>)> {
+        let mut ticks: Vec<u64> = self.samples.iter().map(|s| s.time_ns).collect();
+        ticks.extend(self.flows.iter().flat_map(|f| f.rate_steps.iter().map(|&(t, _)| t)));
+        ticks.sort_unstable();
+        ticks.dedup();
+        let mut next = vec![0; self.flows.len()];
+        let mut rates: Vec<u32> = self.flows.iter().map(|f| f.start_rate_kbps).collect();
+        ticks
+            .into_iter()
+            .map(|tick| {
+                for (i, f) in self.flows.iter().enumerate() {
+                    while let Some(&(_, rate)) = f.rate_steps.get(next[i]).filter(|&&(t, _)| t <= tick) {
+                        rates[i] = rate;
+                        next[i] += 1;
+                    }
+                }
+                (tick, rates.clone())
+            })
+            .collect()
     }
 }

@@ -116,6 +116,10 @@ impl Packet {
         Ipv4Packet::new_unchecked(&self.data[IP_OFFSET..]).ecn() != 0
     }
 
+    pub fn is_ce(&self) -> bool {
+        Ipv4Packet::new_unchecked(&self.data[IP_OFFSET..]).ecn() == 3
+    }
+
     /// Sets ECN to CE (the ICRC does not cover the TOS byte; the IPv4
     /// checksum does).
     pub fn mark_ce(&mut self) {

@@ -27,6 +27,8 @@ pub struct Summary {
     /// `np_min_time_between_cnps`, µs.
     pub cnp_interval_us: u32,
     pub link_gbps: u32,
+    /// Where the switch marked ECN: `enqueue` or `dequeue`.
+    pub mark: String,
     pub flows: usize,
     pub message_bytes: u64,
     /// Shared-buffer occupancy: the most ever, and the mean over the
@@ -38,6 +40,9 @@ pub struct Summary {
     pub marks: u64,
     pub drops: u64,
     pub cnps: u64,
+    /// The switch's first ECN mark and the first CNP sent, µs.
+    pub first_mark_us: Option<f64>,
+    pub first_cnp_us: Option<f64>,
     /// Until every packet of the collective was delivered (dropped ones
     /// sent again), µs; none when the run stopped first (`--max-time-us`).
     pub completion_us: Option<f64>,
@@ -69,6 +74,7 @@ pub fn summarize(run: &SimRun) -> Summary {
         cc: run.mode.name().to_string(),
         cnp_interval_us: c.cc.np_min_time_between_cnps,
         link_gbps: c.link_gbps,
+        mark: c.mark.name().to_string(),
         flows: run.flows.len(),
         message_bytes: c.message_bytes,
         peak_buffer_bytes: run.peak_buffer,
@@ -77,6 +83,8 @@ pub fn summarize(run: &SimRun) -> Summary {
         marks: run.marks,
         drops: run.drops,
         cnps: run.cnps_sent,
+        first_mark_us: run.first_mark_ps.map(|ps| ps as f64 / 1e6),
+        first_cnp_us: run.first_cnp_ps.map(|ps| ps as f64 / 1e6),
         completion_us: run.completion_ps.map(|ps| ps as f64 / 1e6),
         flows_done: run.flows.iter().filter(|f| f.done_ps.is_some()).count(),
         ideal_completion_us: ideal_completion_us(run),
@@ -136,16 +144,17 @@ fn flow_name(run: &SimRun, i: usize) -> String {
     format!("h{}->h{}", f.src, f.dst)
 }
 
-/// `rates.csv`: one row per sample, the sender's rate per flow in Gb/s.
+/// `rates.csv`: the sender's rate per flow in Gb/s, one row per sample
+/// and one at each tick where a rate changed (the rates from then on).
 pub fn rates_csv(run: &SimRun) -> String {
     let mut s = String::from("time_ns");
     for i in 0..run.flows.len() {
         let _ = write!(s, ",{}_gbps", flow_name(run, i));
     }
     s.push('\n');
-    for sample in &run.samples {
-        let _ = write!(s, "{}", sample.time_ns);
-        for &rate in &sample.rate_kbps {
+    for (tick, rates) in run.rate_rows() {
+        let _ = write!(s, "{tick}");
+        for &rate in &rates {
             let _ = write!(s, ",{:.6}", f64::from(rate) / 1e6);
         }
         s.push('\n');
@@ -174,11 +183,12 @@ pub fn queue_csv(run: &SimRun) -> String {
 fn title(run: &SimRun, what: &str) -> String {
     let c = &run.config;
     format!(
-        "{what}: {} at {} Gb/s, {}, CNPs ≥ {} µs apart",
+        "{what}: {} at {} Gb/s, {}, CNPs ≥ {} µs apart, ECN on {}",
         c.scenario.name(),
         c.link_gbps,
         run.mode.name(),
-        c.cc.np_min_time_between_cnps
+        c.cc.np_min_time_between_cnps,
+        c.mark.name()
     )
 }
 
@@ -193,11 +203,25 @@ fn fair_share_gbps(run: &SimRun) -> f64 {
     f64::from(c.link_gbps) / busiest as f64
 }
 
+/// Each flow's rate as steps: level until the tick of a change, then the
+/// new level from that tick on.
 pub fn rates_chart(run: &SimRun) -> Chart {
-    let series = (0..run.flows.len())
-        .map(|i| Series {
-            name: flow_name(run, i),
-            points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, f64::from(s.rate_kbps[i]) / 1e6)).collect(),
+    let end_ns = run.samples.last().map_or(0, |s| s.time_ns);
+    let point = |ns: u64, kbps: u32| (ns as f64 / 1000.0, f64::from(kbps) / 1e6);
+    let series = run
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut level = f.start_rate_kbps;
+            let mut points = vec![point(0, level)];
+            for &(tick, rate) in &f.rate_steps {
+                points.push(point(tick, level));
+                points.push(point(tick, rate));
+                level = rate;
+            }
+            points.push(point(end_ns, level));
+            Series { name: flow_name(run, i), points }
         })
         .collect();
     Chart {
@@ -275,13 +299,16 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         format!("{:.0} kB", b as f64 / 1000.0)
     }
     type Row = (&'static str, fn(&Summary) -> String);
-    let rows: [Row; 11] = [
+    let rows: [Row; 12] = [
         ("peak shared buffer", |s| kb(s.peak_buffer_bytes)),
         ("mean shared buffer", |s| kb(s.mean_buffer_bytes)),
         ("peak egress queue", |s| kb(s.peak_port_bytes)),
         ("ECN marks", |s| s.marks.to_string()),
         ("drops", |s| s.drops.to_string()),
         ("CNPs", |s| s.cnps.to_string()),
+        ("first ECN mark, first CNP", |s| {
+            format!("{}, {}", optional(s.first_mark_us, "µs"), optional(s.first_cnp_us, "µs"))
+        }),
         ("completion", |s| match s.completion_us {
             Some(us) => format!("{us:.1} µs"),
             None => format!("stopped, {} of {} flows done", s.flows_done, s.flows),

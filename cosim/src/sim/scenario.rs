@@ -6,7 +6,7 @@ use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
 
 use super::packet;
-use super::switch::RedProfile;
+use super::switch::{MarkPoint, RedProfile};
 use crate::addresses::host_mac;
 
 /// QPs start here (0 and 1 are InfiniBand's special QPs).
@@ -93,6 +93,8 @@ pub struct SimConfig {
     pub jitter_ns: u64,
     pub buffer_bytes: u64,
     pub red: RedProfile,
+    /// Where the switch marks ECN (`--mark`; dequeue, as HPCC's ns-3).
+    pub mark: MarkPoint,
     /// Every NIC's congestion control (its line rate is the link's).
     pub cc: CcParams,
     pub rtl: RtlPlacement,
@@ -116,6 +118,7 @@ impl SimConfig {
             jitter_ns: 0,
             buffer_bytes: 32 << 20,
             red: RedProfile::for_link(link_gbps),
+            mark: MarkPoint::default(),
             cc: CcParams::default(),
             rtl: RtlPlacement::Nowhere,
             seed: 1,

@@ -91,6 +91,9 @@ struct World {
     samples: Vec<Sample>,
     cnps_sent: u64,
     cnps_received: u64,
+    /// When the switch first marked a packet, and a NIC first sent a CNP, ps.
+    first_mark_ps: Option<u64>,
+    first_cnp_ps: Option<u64>,
     flows_left: usize,
     events: u64,
     /// The host whose NIC step failed.
@@ -133,7 +136,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
             src,
             dst,
             start_ps: if config.jitter_ns == 0 { 0 } else { dice.next() % (config.jitter_ns + 1) * PS_PER_NS },
-            rate_kbps: line_kbps,
+            start_rate_kbps: line_kbps,
             ..Flow::default()
         })
         .collect();
@@ -141,7 +144,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
     for (i, f) in flows.iter().enumerate() {
         flow_of[f.src * host_count + f.dst] = Some(i);
     }
-    let switch = Switch::new(host_count, config.buffer_bytes, config.red, config.seed);
+    let switch = Switch::new(host_count, config.buffer_bytes, config.red, config.mark, config.seed);
     let mut world = World {
         now: 0,
         sequence: 0,
@@ -156,6 +159,8 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         samples: Vec::new(),
         cnps_sent: 0,
         cnps_received: 0,
+        first_mark_ps: None,
+        first_cnp_ps: None,
         events: 0,
         failed_host: None,
         config,
@@ -176,6 +181,8 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         drops: world.switch.drops,
         cnps_sent: world.cnps_sent,
         cnps_received: world.cnps_received,
+        first_mark_ps: world.first_mark_ps,
+        first_cnp_ps: world.first_cnp_ps,
         completion_ps,
         captures: world
             .hosts
@@ -317,13 +324,18 @@ impl World {
     fn apply(&mut self, h: usize, out: NicOutputs) -> Result<(), String> {
         for (_, frame) in out.cnps {
             self.cnps_sent += 1;
+            self.first_cnp_ps.get_or_insert(self.now);
             self.hosts[h].egress.push_back(Packet::cnp(frame));
         }
         self.start_host_link(h);
-        for (_, qp, rate) in out.rates {
+        for (tick, qp, rate) in out.rates {
             let hosts = self.hosts.len();
             if let Some(flow) = peer_of(h, qp, hosts).and_then(|p| self.flow_of[h * hosts + p]) {
-                self.flows[flow].rate_kbps = rate;
+                // At the tick the reaction point stamped: a timer increase
+                // is worked off (and told) only at the QP's next event.
+                let steps = &mut self.flows[flow].rate_steps;
+                debug_assert!(steps.last().is_none_or(|&(t, _)| t <= tick), "a QP's rates come in tick order");
+                steps.push((tick, rate));
             }
         }
         for release in out.releases {
@@ -386,19 +398,29 @@ impl World {
     fn at_switch(&mut self, packet: Packet) {
         let port = packet.dst_host();
         let (flow, index) = (packet.flow, packet.index);
-        if self.switch.enqueue(port, packet) == Enqueued::Dropped {
-            if let Some(flow) = flow {
-                self.flows[flow].lost_packets += 1;
-                let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
-                self.schedule(nak, Event::Nak { flow, index });
+        match self.switch.enqueue(port, packet) {
+            Enqueued::Dropped => {
+                if let Some(flow) = flow {
+                    self.flows[flow].lost_packets += 1;
+                    let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
+                    self.schedule(nak, Event::Nak { flow, index });
+                }
+                return;
             }
-            return;
+            Enqueued::Queued { marked } => self.marked(marked),
         }
         self.start_port(port);
     }
 
+    fn marked(&mut self, marked: bool) {
+        if marked {
+            self.first_mark_ps.get_or_insert(self.now);
+        }
+    }
+
     fn start_port(&mut self, port: usize) {
-        let Some(packet) = self.switch.start(port) else { return };
+        let Some((packet, marked)) = self.switch.start(port) else { return };
+        self.marked(marked);
         let end = self.now + packet.wire_ps(self.config.link_gbps);
         self.schedule(end, Event::PortSent { port });
         self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
@@ -430,7 +452,6 @@ impl World {
         let ports = self.hosts.len();
         self.samples.push(Sample {
             time_ns: self.now / PS_PER_NS,
-            rate_kbps: self.flows.iter().map(|f| f.rate_kbps).collect(),
             delivered_bytes: self.flows.iter().map(|f| f.delivered_bytes).collect(),
             port_depth: (0..ports).map(|p| self.switch.depth(p)).collect(),
             buffer_used: self.switch.used,
