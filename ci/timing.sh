@@ -165,9 +165,13 @@ new=$(mktemp)
             [ "$top" = roce_pacer ] && { [ "$w" = 64 ] && w=- || continue; }
             if [ -f "$results/$top-$w/result" ] && printf '%s\n' "${runs[@]}" | grep -qx "$top $w"; then
                 row "$top" "$w"
-            elif [ -f "$old" ]; then
+            elif [ -f "$old" ] && awk -v b="| \`$top\` | $w |" '/^## / {exit} index($0, b) == 1 {f = 1} END {exit !f}' "$old"; then
                 # Kept from the last run that did it.
                 awk -v b="| \`$top\` | $w |" '/^## / {exit} index($0, b) == 1' "$old"
+            else
+                rerun="--block $top"
+                [ "$w" = - ] || rerun+=" --width $w"
+                echo "| \`$top\` | $w | not measured | not run yet: \`ci/timing.sh $rerun\` | - | - | - | - | - | - | - |"
             fi
         done
     done
