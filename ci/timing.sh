@@ -89,7 +89,9 @@ run() { # top width: writes $results/$top-$width/result
             --out-of-context --json "$dir/$top.json" --freq 156.25 --timing-allow-fail \
             >"$dir/pnr.log" 2>&1 || status=$?
         pnr_s=$((SECONDS - start))
-        if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+        if [ "$status" = ok ] && ! grep -q "Max frequency for clock" "$dir/pnr.log"; then
+            reason="place and route gave no Fmax (no clocked path?)" status=pnr-failed
+        elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
             reason="place and route did not finish within the ${limit} s limit$(reason_of "$dir/pnr.log" /dev/null | sed -n 's/.*\( (in: .*\)/\1/p')" status=timeout
         elif [ "$status" != ok ]; then
             reason="place and route failed (exit $status): $(reason_of "$dir/pnr.log" "$dir/pnr.log")" status=pnr-failed
@@ -129,6 +131,10 @@ for r in "${runs[@]}"; do
     run $r &
 done
 wait
+for r in "${runs[@]}"; do
+    read -r top width <<< "$r"
+    ((run == 0)) || [ -f "$results/$top-$width/result" ] || { echo "ci/timing.sh: $top $width wrote no result" >&2; exit 1; }
+done
 
 ((doc)) || exit 0
 
