@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * The parser's per-beat engine: the ICRC (SPEC.md §3.5) and the IPv4
+ * header checksum, one beat per cycle. roce_parser.v hands over each beat
+ * in its stage S4 with where the layers sit relative to the beat, and takes
+ * the frame's results, up to and including the beat in S9.
+ *
+ *   S5  per lane: does the byte enter the ICRC, is it variant (taken as all
+ *       ones), is it one of the four ICRC bytes, is it in an IPv4 header
+ *       word; the value XORed in where the IP header starts, and the residue
+ *       a valid ICRC leaves if it ends in this beat
+ *   S6  the CRC of the beat's bytes alone (state 0); the ICRC bytes; checksum
+ *       words added in fours
+ *   S7  the CRC register: the previous state advanced over a whole beat, XOR
+ *       S6 (linearity; 0 on a frame's first beat); checksum sums in fours
+ *   S8  the ICRC match, on the beat holding the ICRC's last byte; the
+ *       checksum sum of the frame (21 bits)
+ *   S9  outputs: the checksum's two folds are 0xFFFF
+ *
+ * ICRC: the CRC register starts at 0 and bytes before the IP header enter as
+ * 0, which leaves it at 0; where the IP header starts, the register value
+ * after the 8-byte 0xFF LRH stand-in (0xDEBB20E3) is XORed in, advanced over
+ * the rest of the beat (CRC linearity). Bytes after the ICRC enter as 0, so
+ * on the beat holding the last ICRC byte a valid frame leaves the residue
+ * 0xDEBB20E3 advanced over those zero bytes. Both uses read one table,
+ * ADVANCE[n] = 0xDEBB20E3 advanced over n zero bytes.
+ *
+ * Where a layer sits is given as u = (layer position - beat's first byte
+ * position) + REL_BIAS, clamped to 0..U_MAX: 0 stands for "REL_BIAS or more
+ * bytes before the beat", U_MAX for "KEEP_WIDTH + REL_BIAS - 1 or more bytes
+ * into it". Every test below looks at most 12 bytes before the beat and 4
+ * after it, so the clamp never changes a result.
+ *
+ * | port             | width      | meaning                                     |
+ * |------------------|------------|---------------------------------------------|
+ * | ce               | 1          | every stage advances                        |
+ * | s_valid, s_first | 1          | S4: a beat; the first of its frame          |
+ * | s_data           | DATA_WIDTH | S4: the beat, null lanes zeroed             |
+ * | s_is_ipv4/6      | 1          | S4: EtherType after the VLAN tags           |
+ * | s_u_l3           | U_WIDTH    | S4: IP header start                         |
+ * | s_u_l4           | U_WIDTH    | S4: UDP header start                        |
+ * | s_u_icrc_end     | U_WIDTH    | S4: one past the ICRC: the UDP datagram end |
+ * | s_udp_len_ge     | 4          | S4: bit j-1: UDP length >= 8 + j, so the    |
+ * |                  |            | j-th ICRC byte from the end lies after the  |
+ * |                  |            | UDP header                                  |
+ * | icrc             | 32         | S9: the ICRC bytes, first on wire in 31:24  |
+ * | icrc_match       | 1          | S9: the ICRC checks                         |
+ * | csum_ok          | 1          | S9: the IPv4 header words sum to 0xFFFF     |
+ */
+module roce_parser_icrc #(
+    parameter DATA_WIDTH = 64,
+    parameter KEEP_WIDTH = DATA_WIDTH/8,
+    parameter REL_BIAS = 16,
+    parameter U_WIDTH = $clog2(KEEP_WIDTH + 2*REL_BIAS)
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    input  wire                  ce,
+
+    input  wire                  s_valid,
+    input  wire                  s_first,
+    input  wire [DATA_WIDTH-1:0] s_data,
+    input  wire                  s_is_ipv4,
+    input  wire                  s_is_ipv6,
+    input  wire [U_WIDTH-1:0]    s_u_l3,
+    input  wire [U_WIDTH-1:0]    s_u_l4,
+    input  wire [U_WIDTH-1:0]    s_u_icrc_end,
+    input  wire [3:0]            s_udp_len_ge,
+
+    output reg  [31:0]           icrc,
+    output reg                   icrc_match,
+    output reg                   csum_ok
+);
+
+localparam [31:0] CRC_LRH_STATE = 32'hDEBB20E3;
+localparam [31:0] CRC_POLY_REFLECTED = 32'hEDB88320;
+localparam WORDS = KEEP_WIDTH / 2;
+// Checksum words are added four at a time, twice, then into the frame's sum.
+localparam SUMS1 = (WORDS + 3) / 4;
+localparam SUMS2 = (SUMS1 + 3) / 4;
+
+// ADVANCE[n]: CRC_LRH_STATE run over n zero bytes, n = 0..KEEP_WIDTH.
+// Elaboration only: no run-time coverage points.
+/* verilator coverage_off */
+function [32*(KEEP_WIDTH+1)-1:0] crc_advance_table(input integer unused);
+    reg [31:0] state;
+    integer n, k;
+    begin
+        crc_advance_table = {32*(KEEP_WIDTH+1){1'b0}};
+        state = CRC_LRH_STATE;
+        for (n = 0; n <= KEEP_WIDTH; n = n + 1) begin
+            crc_advance_table[n*32 +: 32] = state;
+            for (k = 0; k < 8; k = k + 1) begin
+                state = state[0] ? ((state >> 1) ^ CRC_POLY_REFLECTED) : (state >> 1);
+            end
+        end
+        if (unused != 0) crc_advance_table = {32*(KEEP_WIDTH+1){1'b0}};
+    end
+endfunction
+
+/* verilator coverage_on */
+
+localparam [32*(KEEP_WIDTH+1)-1:0] ADVANCE = crc_advance_table(0);
+
+/*
+ * S5: per lane.
+ */
+wire [KEEP_WIDTH-1:0]   in_region, variant_ff, variant_0f, csum_lane;
+// The IP header starts in this lane; the ICRC ends in it.
+wire [KEEP_WIDTH-1:0]   l3_lane, icrc_end_lane;
+// Bits j*KEEP_WIDTH +: KEEP_WIDTH: the lane holding ICRC byte j + 1 from the end.
+wire [4*KEEP_WIDTH-1:0] icrc_lane;
+
+genvar i, j;
+generate
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin : g_lane
+        // u that puts a layer boundary c bytes before this lane.
+        localparam [U_WIDTH-1:0] AT_0 = i + REL_BIAS;
+        localparam [U_WIDTH-1:0] AT_1 = i + REL_BIAS - 1;
+        localparam [U_WIDTH-1:0] AT_2 = i + REL_BIAS - 2;
+        localparam [U_WIDTH-1:0] AT_3 = i + REL_BIAS - 3;
+        localparam [U_WIDTH-1:0] AT_6 = i + REL_BIAS - 6;
+        localparam [U_WIDTH-1:0] AT_7 = i + REL_BIAS - 7;
+        localparam [U_WIDTH-1:0] AT_8 = i + REL_BIAS - 8;
+        localparam [U_WIDTH-1:0] AT_10 = i + REL_BIAS - 10;
+        localparam [U_WIDTH-1:0] AT_11 = i + REL_BIAS - 11;
+        localparam [U_WIDTH-1:0] AT_12 = i + REL_BIAS - 12;
+
+        // From the IP header start to the end of the UDP header or of the
+        // ICRC, whichever is later.
+        wire after_l3 = s_u_l3 <= AT_0;
+        assign in_region[i] = after_l3 && (s_u_l4 > AT_8 || s_u_icrc_end > AT_0);
+        // Variant fields: IPv4 TOS, TTL, header checksum; IPv6 traffic class,
+        // flow label, hop limit; UDP checksum; BTH byte 4 (FECN, BECN, resv6).
+        assign variant_ff[i] = (s_is_ipv4 && (s_u_l3 == AT_1 || s_u_l3 == AT_8 || s_u_l3 == AT_10 || s_u_l3 == AT_11))
+            || (s_is_ipv6 && (s_u_l3 == AT_1 || s_u_l3 == AT_2 || s_u_l3 == AT_3 || s_u_l3 == AT_7))
+            || s_u_l4 == AT_6 || s_u_l4 == AT_7 || s_u_l4 == AT_12;
+        assign variant_0f[i] = s_is_ipv6 && s_u_l3 == AT_0;
+        assign l3_lane[i] = s_u_l3 == AT_0;
+        assign icrc_end_lane[i] = s_u_icrc_end == AT_0 + 1;
+        // IPv4 header words: lane pairs from the IP header start to the UDP
+        // header (both even, so a word never straddles a pair).
+        assign csum_lane[i] = after_l3 && s_u_l4 > AT_0;
+        for (j = 0; j < 4; j = j + 1) begin : g_icrc_byte
+            // The UDP datagram ends j + 1 bytes after this lane.
+            localparam [U_WIDTH-1:0] END_AT = i + REL_BIAS + j + 1;
+            assign icrc_lane[j*KEEP_WIDTH + i] = s_udp_len_ge[j] && s_u_icrc_end == END_AT;
+        end
+    end
+endgenerate
+
+reg [31:0] inject;
+reg [31:0] residue;
+integer n;
+
+always @* begin
+    inject = 32'd0;
+    residue = 32'd0;
+    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
+        // The IP header starts in lane n: the LRH stand-in advanced over the rest of the beat.
+        if (l3_lane[n]) inject = ADVANCE[(KEEP_WIDTH - n)*32 +: 32];
+        // The ICRC ends in lane n: KEEP_WIDTH-1-n zero bytes follow it.
+        if (icrc_end_lane[n]) residue = ADVANCE[(KEEP_WIDTH - 1 - n)*32 +: 32];
+    end
+end
+
+reg                    s5_valid_reg = 1'b0;
+reg                    s5_first_reg;
+reg [DATA_WIDTH-1:0]   s5_data_reg;
+reg [KEEP_WIDTH-1:0]   s5_in_region_reg, s5_variant_ff_reg, s5_variant_0f_reg, s5_csum_lane_reg;
+reg [4*KEEP_WIDTH-1:0] s5_icrc_lane_reg;
+reg [31:0]             s5_inject_reg;
+reg [31:0]             s5_residue_reg;
+reg                    s5_icrc_end_reg;
+
+always @(posedge clk) begin
+    if (ce) begin
+        s5_valid_reg <= s_valid;
+        s5_first_reg <= s_first;
+        s5_data_reg <= s_data;
+        s5_in_region_reg <= in_region;
+        s5_variant_ff_reg <= variant_ff;
+        s5_variant_0f_reg <= variant_0f;
+        s5_csum_lane_reg <= csum_lane;
+        s5_icrc_lane_reg <= icrc_lane;
+        s5_inject_reg <= inject;
+        s5_residue_reg <= residue;
+        s5_icrc_end_reg <= |icrc_lane[0 +: KEEP_WIDTH];
+    end
+    if (rst) begin
+        s5_valid_reg <= 1'b0;
+    end
+end
+
+/*
+ * S6: the beat's own CRC, the ICRC bytes, checksum words in fours.
+ */
+reg [DATA_WIDTH-1:0]   crc_data;
+reg [31:0]             icrc_reg;
+reg [31:0]             icrc_next;
+// Word m (lanes 2m, the high byte, and 2m+1), zero past the beat.
+reg [16*4*SUMS1-1:0]   csum_words;
+reg [18*SUMS1-1:0]     csum_sums1;
+
+always @* begin
+    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
+        crc_data[n*8 +: 8] = s5_in_region_reg[n]
+            ? s5_data_reg[n*8 +: 8] | (s5_variant_ff_reg[n] ? 8'hFF : (s5_variant_0f_reg[n] ? 8'h0F : 8'h00))
+            : 8'h00;
+    end
+    // The ICRC as on the wire, first byte in 31:24.
+    icrc_next = s5_first_reg ? 32'd0 : icrc_reg;
+    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
+        if (s5_icrc_lane_reg[3*KEEP_WIDTH + n]) icrc_next[31:24] = s5_data_reg[n*8 +: 8];
+        if (s5_icrc_lane_reg[2*KEEP_WIDTH + n]) icrc_next[23:16] = s5_data_reg[n*8 +: 8];
+        if (s5_icrc_lane_reg[1*KEEP_WIDTH + n]) icrc_next[15:8] = s5_data_reg[n*8 +: 8];
+        if (s5_icrc_lane_reg[0*KEEP_WIDTH + n]) icrc_next[7:0] = s5_data_reg[n*8 +: 8];
+    end
+    csum_words = {16*4*SUMS1{1'b0}};
+    for (n = 0; n < WORDS; n = n + 1) begin
+        if (s5_csum_lane_reg[2*n]) csum_words[n*16 +: 16] = {s5_data_reg[2*n*8 +: 8], s5_data_reg[(2*n+1)*8 +: 8]};
+    end
+    for (n = 0; n < SUMS1; n = n + 1) begin
+        csum_sums1[n*18 +: 18] = ({2'b00, csum_words[(4*n)*16 +: 16]} + {2'b00, csum_words[(4*n+1)*16 +: 16]})
+            + ({2'b00, csum_words[(4*n+2)*16 +: 16]} + {2'b00, csum_words[(4*n+3)*16 +: 16]});
+    end
+end
+
+wire [31:0] crc_of_data;
+
+crc32_lfsr #(
+    .DATA_WIDTH(DATA_WIDTH)
+) crc_data_inst (
+    .state_in(32'd0),
+    .data_in(crc_data),
+    .state_out(crc_of_data)
+);
+
+reg                s6_valid_reg = 1'b0;
+reg                s6_first_reg;
+reg [31:0]         s6_beat_crc_reg;
+reg [31:0]         s6_residue_reg;
+reg                s6_icrc_end_reg;
+reg [18*SUMS1-1:0] s6_csum_sums_reg;
+
+always @(posedge clk) begin
+    if (ce) begin
+        s6_valid_reg <= s5_valid_reg;
+        s6_first_reg <= s5_first_reg;
+        s6_beat_crc_reg <= crc_of_data ^ s5_inject_reg;
+        s6_residue_reg <= s5_residue_reg;
+        s6_icrc_end_reg <= s5_icrc_end_reg;
+        s6_csum_sums_reg <= csum_sums1;
+        if (s5_valid_reg) begin
+            icrc_reg <= icrc_next;
+        end
+    end
+    if (rst) begin
+        s6_valid_reg <= 1'b0;
+    end
+end
+
+/*
+ * S7: the CRC register; checksum sums in fours.
+ */
+reg [31:0]         crc_state_reg;
+wire [31:0]        crc_of_state;
+reg [20*4*SUMS2-1:0] csum_sums1_wide;
+reg [20*SUMS2-1:0] csum_sums2;
+
+crc32_lfsr #(
+    .DATA_WIDTH(DATA_WIDTH)
+) crc_state_inst (
+    .state_in(s6_first_reg ? 32'd0 : crc_state_reg),
+    .data_in({DATA_WIDTH{1'b0}}),
+    .state_out(crc_of_state)
+);
+
+always @* begin
+    csum_sums1_wide = {20*4*SUMS2{1'b0}};
+    for (n = 0; n < SUMS1; n = n + 1) begin
+        csum_sums1_wide[n*20 +: 20] = {2'b00, s6_csum_sums_reg[n*18 +: 18]};
+    end
+    for (n = 0; n < SUMS2; n = n + 1) begin
+        csum_sums2[n*20 +: 20] = (csum_sums1_wide[(4*n)*20 +: 20] + csum_sums1_wide[(4*n+1)*20 +: 20])
+            + (csum_sums1_wide[(4*n+2)*20 +: 20] + csum_sums1_wide[(4*n+3)*20 +: 20]);
+    end
+end
+
+reg                s7_valid_reg = 1'b0;
+reg                s7_first_reg;
+reg [31:0]         s7_residue_reg;
+reg                s7_icrc_end_reg;
+reg [20*SUMS2-1:0] s7_csum_sums_reg;
+reg [31:0]         s7_icrc_reg;
+
+always @(posedge clk) begin
+    if (ce) begin
+        s7_valid_reg <= s6_valid_reg;
+        s7_first_reg <= s6_first_reg;
+        if (s6_valid_reg) begin
+            crc_state_reg <= crc_of_state ^ s6_beat_crc_reg;
+        end
+        s7_residue_reg <= s6_residue_reg;
+        s7_icrc_end_reg <= s6_icrc_end_reg;
+        s7_csum_sums_reg <= csum_sums2;
+        s7_icrc_reg <= icrc_reg;
+    end
+    if (rst) begin
+        s7_valid_reg <= 1'b0;
+    end
+end
+
+/*
+ * S8: the ICRC match; the frame's checksum sum.
+ */
+// At most 30 header words (IHL 15), so 21 bits never overflow.
+reg [20:0] csum_beat;
+
+always @* begin
+    csum_beat = 21'd0;
+    for (n = 0; n < SUMS2; n = n + 1) begin
+        csum_beat = csum_beat + {1'b0, s7_csum_sums_reg[n*20 +: 20]};
+    end
+end
+
+reg        match_reg;
+reg [20:0] csum_sum_reg;
+reg [31:0] s8_icrc_reg;
+
+always @(posedge clk) begin
+    if (ce) begin
+        if (s7_valid_reg) begin
+            if (s7_icrc_end_reg) begin
+                match_reg <= crc_state_reg == s7_residue_reg;
+            end else if (s7_first_reg) begin
+                match_reg <= 1'b0;
+            end
+            csum_sum_reg <= (s7_first_reg ? 21'd0 : csum_sum_reg) + csum_beat;
+        end
+        s8_icrc_reg <= s7_icrc_reg;
+    end
+end
+
+/*
+ * S9: outputs. The ones' complement sum folds twice (RFC 1071); with at most
+ * 31 in the carry bits, the folds give 0xFFFF exactly when the low 16 bits
+ * plus the carry bits are 0xFFFF, that is, when the low 16 bits are 0xFFFF
+ * minus the carry bits: ones above bit 4 and the carry bits' complement below.
+ */
+always @(posedge clk) begin
+    if (ce) begin
+        icrc <= s8_icrc_reg;
+        icrc_match <= match_reg;
+        csum_ok <= csum_sum_reg[15:5] == 11'h7FF && csum_sum_reg[4:0] == ~csum_sum_reg[20:16];
+    end
+end
+
+endmodule
+
+`resetall
