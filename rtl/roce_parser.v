@@ -18,18 +18,21 @@
  *   S2  Ethernet: VLAN tags and EtherType; the IP header aligned out of the
  *       window; the frame length; where the IP header starts.
  *   S3  IP: header length; the UDP header aligned; where it starts.
- *   S4  UDP: where the datagram, and so the ICRC, ends.
+ *   S4  UDP: where the datagram, and so the ICRC, ends. A frame's record
+ *       fields that need no check wait in a RAM slot until S9.
  *   S5-S9  ICRC and IPv4 checksum per beat (roce_parser_icrc.v), and the
  *       layer checks from S3's header fields (roce_parser_check.v).
  *   Skid buffer: S9's record into the output register, or into the spare
  *       when the sink stalled in the cycle before.
  * One beat per cycle, no bubble between frames; latency 10 cycles from the
- * last beat taken to the record handed over (sink ready).
+ * last beat taken to the record handed over (sink ready). Before issue 15
+ * this was 3 stages, S3 checking every layer in one cycle.
  *
  * Each stage works from the header window as it stood with its beat in S1.
  * A layer's position and fields hold from the beat with its first byte on
  * (no earlier beat has bytes at or past it), and on a frame's last beat
- * they are the frame's.
+ * they are the frame's. Positions relative to a beat are kept small
+ * (u_clamp), so that each lane's tests compare a few bits.
  *
  * | port                 | width      | meaning                                 |
  * |----------------------|------------|-----------------------------------------|
@@ -153,14 +156,13 @@ localparam [LEN_WIDTH-1:0] LEN_MAX = {LEN_WIDTH{1'b1}};
 localparam POS_WIDTH = 18;
 localparam [POS_WIDTH:0] BASE_LIMIT = 1 << POS_WIDTH;
 localparam [POS_WIDTH-1:0] BASE_MAX = BASE_LIMIT[POS_WIDTH-1:0] - KEEP_WIDTH[POS_WIDTH-1:0];
-localparam BEAT_IDX_WIDTH = $clog2(HDR_BEATS + 1);
 localparam KEEP_COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 // Where a layer starts or ends relative to a beat, for roce_parser_icrc.v:
-// u = position - beat's first byte position + REL_BIAS, clamped to 0..U_MAX.
+// u = position - beat's first byte position + REL_BIAS, clamped to
+// 0..2^U_WIDTH-1.
 localparam REL_BIAS = 16;
 localparam U_WIDTH = $clog2(KEEP_WIDTH + 2*REL_BIAS);
-localparam integer U_MAX_INT = KEEP_WIDTH + 2*REL_BIAS - 1;
-localparam [POS_WIDTH-1:0] U_MAX = U_MAX_INT[POS_WIDTH-1:0];
+localparam [31:0] U_TOP = 1 << U_WIDTH;
 
 // Record classes, error codes (priority order), opcodes: shared with the golden model.
 `include "metaroce_defs.vh"
@@ -193,13 +195,13 @@ function [KEEP_COUNT_WIDTH-1:0] keep_count(input [KEEP_WIDTH-1:0] keep);
     end
 endfunction
 
-// u from a layer's position + REL_BIAS - the beat's first byte position
-// (POS_WIDTH + 1 bits, two's complement).
-function [U_WIDTH-1:0] rel_clamp(input [POS_WIDTH:0] rel);
+// u from a layer's position + REL_BIAS - the beat's first byte position,
+// given as its sign and magnitude bits.
+function [U_WIDTH-1:0] u_clamp(input negative, input [POS_WIDTH-1:0] magnitude);
     begin
-        if (rel[POS_WIDTH]) rel_clamp = {U_WIDTH{1'b0}};
-        else if (rel[POS_WIDTH-1:0] > U_MAX) rel_clamp = U_MAX[U_WIDTH-1:0];
-        else rel_clamp = rel[U_WIDTH-1:0];
+        if (negative) u_clamp = {U_WIDTH{1'b0}};
+        else if ((magnitude >> U_WIDTH) != 0) u_clamp = {U_WIDTH{1'b1}};
+        else u_clamp = magnitude[U_WIDTH-1:0];
     end
 endfunction
 
@@ -224,18 +226,20 @@ reg                        s1_last_reg;
 reg                        s1_user_reg;
 reg                        s1_first_reg;
 reg [POS_WIDTH-1:0]        s1_base_reg;
+// Bytes past the frame's end hold an earlier frame's: each layer's fields are
+// read only once the checks before it have shown them to be in the frame,
+// and a beat's ICRC and checksum lanes only from the layer's first byte on.
 reg [HDR_BYTES*8-1:0]      s1_hdr_reg;
 // Bit t: bytes 12 + 4t and 13 + 4t hold a VLAN TPID (802.1Q 0x8100, 802.1ad
 // 0x88A8), the IPv4 EtherType 0x0800, the IPv6 EtherType 0x86DD.
 reg [2:0]                  s1_tpid_reg, s1_ipv4_reg, s1_ipv6_reg;
 reg                        in_frame_reg = 1'b0;
-reg [BEAT_IDX_WIDTH-1:0]   beat_idx_reg;
+// One-hot: the window beat the next beat fills; the top bit, none (past it).
+reg [HDR_BEATS:0]          win_slot_reg = 1;
 
 reg [DATA_WIDTH-1:0]  in_data_masked;
-reg [HDR_BYTES*8-1:0] hdr_next;
 reg [2:0]             tpid_next, ipv4_next, ipv6_next;
 reg [15:0]            in_type;
-wire [31:0]           in_beat_idx = in_frame_reg ? {{(32-BEAT_IDX_WIDTH){1'b0}}, beat_idx_reg} : 32'd0;
 wire [POS_WIDTH:0]    base_step = {1'b0, s1_base_reg} + {{(POS_WIDTH+1-KEEP_COUNT_WIDTH){1'b0}}, KEEP_WIDTH[KEEP_COUNT_WIDTH-1:0]};
 wire [POS_WIDTH-1:0]  in_base = !in_frame_reg ? {POS_WIDTH{1'b0}}
     : (base_step[POS_WIDTH] ? BASE_MAX : base_step[POS_WIDTH-1:0]);
@@ -243,16 +247,9 @@ integer i, t;
 
 always @* begin
     // Null bytes are zeroed so that nothing past the frame reaches the CRC
-    // or the header window.
+    // or the EtherType compares.
     for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
         in_data_masked[i*8 +: 8] = s_axis_tkeep[i] ? s_axis_tdata[i*8 +: 8] : 8'h00;
-    end
-
-    hdr_next = in_frame_reg ? s1_hdr_reg : {HDR_BYTES*8{1'b0}};
-    for (i = 0; i < HDR_BYTES; i = i + 1) begin
-        if (in_beat_idx == i / KEEP_WIDTH) begin
-            hdr_next[i*8 +: 8] = in_data_masked[(i % KEEP_WIDTH)*8 +: 8];
-        end
     end
 
     tpid_next = in_frame_reg ? s1_tpid_reg : 3'b000;
@@ -260,7 +257,7 @@ always @* begin
     ipv6_next = in_frame_reg ? s1_ipv6_reg : 3'b000;
     for (t = 0; t < 3; t = t + 1) begin
         in_type = {in_data_masked[((12 + 4*t) % KEEP_WIDTH)*8 +: 8], in_data_masked[((13 + 4*t) % KEEP_WIDTH)*8 +: 8]};
-        if (in_beat_idx == (12 + 4*t) / KEEP_WIDTH) begin
+        if (win_slot_reg[(12 + 4*t) / KEEP_WIDTH]) begin
             tpid_next[t] = in_type == 16'h8100 || in_type == 16'h88A8;
             ipv4_next[t] = in_type == 16'h0800;
             ipv6_next[t] = in_type == 16'h86DD;
@@ -278,23 +275,35 @@ always @(posedge clk) begin
             s1_user_reg <= s_axis_tuser;
             s1_first_reg <= !in_frame_reg;
             s1_base_reg <= in_base;
-            s1_hdr_reg <= hdr_next;
             s1_tpid_reg <= tpid_next;
             s1_ipv4_reg <= ipv4_next;
             s1_ipv6_reg <= ipv6_next;
             in_frame_reg <= !s_axis_tlast;
-            if (!in_frame_reg) begin
-                beat_idx_reg <= 1;
-            end else if (beat_idx_reg != HDR_BEATS[BEAT_IDX_WIDTH-1:0]) begin
-                beat_idx_reg <= beat_idx_reg + 1;
+            if (s_axis_tlast) begin
+                win_slot_reg <= 1;
+            end else if (!win_slot_reg[HDR_BEATS]) begin
+                win_slot_reg <= win_slot_reg << 1;
             end
         end
     end
     if (rst) begin
         s1_valid_reg <= 1'b0;
         in_frame_reg <= 1'b0;
+        win_slot_reg <= 1;
     end
 end
+
+// The window, a beat's worth of bytes at a time.
+genvar g;
+generate
+    for (g = 0; g < HDR_BYTES; g = g + 1) begin : g_window
+        always @(posedge clk) begin
+            if (ce && s_axis_tvalid && win_slot_reg[g / KEEP_WIDTH]) begin
+                s1_hdr_reg[g*8 +: 8] <= in_data_masked[(g % KEEP_WIDTH)*8 +: 8];
+            end
+        end
+    end
+endgenerate
 
 /*
  * S2: Ethernet. VLAN tags, EtherType, the IP header aligned, frame length.
@@ -310,10 +319,11 @@ wire [15:0] type_at_20 = {window_byte(s1_hdr_reg, 20), window_byte(s1_hdr_reg, 2
 // Outer tag TCI in bytes 14-15: PCP 15:13, DEI 12 (not reported), VID 11:0.
 wire [2:0]  outer_pcp = s1_hdr_reg[14*8+5 +: 3];
 wire [11:0] outer_vid = {s1_hdr_reg[14*8 +: 4], s1_hdr_reg[15*8 +: 8]};
-// IP header start + REL_BIAS: 14, 18 or 22, + 16.
-wire [5:0]  l3_biased = 6'd30 + {2'b00, vlan_count, 2'b00};
 wire [POS_WIDTH:0] len_sum = {1'b0, s1_base_reg} + {{(POS_WIDTH+1-KEEP_COUNT_WIDTH){1'b0}}, s1_count_reg};
-wire [POS_WIDTH:0] l3_rel = {{(POS_WIDTH-5){1'b0}}, l3_biased} - {1'b0, s1_base_reg};
+// IP header start + REL_BIAS: 14, 18 or 22, + 16; below 64, so only a beat
+// starting below 64 can be near it.
+wire [5:0]  l3_biased = 6'd30 + {2'b00, vlan_count, 2'b00};
+wire [6:0]  l3_near = {1'b0, l3_biased} - {1'b0, s1_base_reg[5:0]};
 
 reg [L3_BYTES*8-1:0] l3_win;
 
@@ -324,6 +334,10 @@ always @* begin
         default: l3_win = s1_hdr_reg[22*8 +: L3_BYTES*8];
     endcase
 end
+
+// IP header length in 32-bit words. IHL below 5 is an error the checks
+// report; any alignment will do for it.
+wire [3:0] ip_hdr_words = is_ipv6 ? 4'd10 : l3_win[3:0];
 
 reg                   s2_valid_reg = 1'b0;
 reg                   s2_first_reg, s2_last_reg, s2_user_reg;
@@ -336,7 +350,12 @@ reg [15:0]            s2_eth_type_reg;
 reg                   s2_is_ipv4_reg, s2_is_ipv6_reg;
 reg [95:0]            s2_macs_reg;
 reg [L3_BYTES*8-1:0]  s2_l3_reg;
-reg [POS_WIDTH:0]     s2_l3_rel_reg;
+reg [3:0]             s2_ip_hdr_words_reg;
+reg [POS_WIDTH-1:0]   s2_base_reg;
+// UDP header start + REL_BIAS (below 128).
+reg [6:0]             s2_l4_biased_reg;
+// The same, 2^U_WIDTH lower (two's complement): where u_clamp's top begins.
+reg [7:0]             s2_l4_top_reg;
 reg [U_WIDTH-1:0]     s2_u_l3_reg;
 
 always @(posedge clk) begin
@@ -355,8 +374,12 @@ always @(posedge clk) begin
         s2_is_ipv6_reg <= is_ipv6;
         s2_macs_reg <= s1_hdr_reg[0 +: 96];
         s2_l3_reg <= l3_win;
-        s2_l3_rel_reg <= l3_rel;
-        s2_u_l3_reg <= rel_clamp(l3_rel);
+        s2_ip_hdr_words_reg <= ip_hdr_words;
+        s2_base_reg <= s1_base_reg;
+        s2_l4_biased_reg <= {1'b0, l3_biased} + {1'b0, ip_hdr_words, 2'b00};
+        s2_l4_top_reg <= {2'b00, l3_biased} - U_TOP[7:0] + {2'b00, ip_hdr_words, 2'b00};
+        s2_u_l3_reg <= u_clamp(s1_base_reg[POS_WIDTH-1:6] != 0 || l3_near[6],
+            {{(POS_WIDTH-6){1'b0}}, l3_near[5:0]});
     end
     if (rst) begin
         s2_valid_reg <= 1'b0;
@@ -366,11 +389,10 @@ end
 /*
  * S3: IP. Header length, the UDP header aligned.
  */
-// In 32-bit words; IHL below 5 is an error the checks report, and any
-// alignment will do for it.
-wire [3:0]           ip_hdr_words = s2_is_ipv6_reg ? 4'd10 : s2_l3_reg[3:0];
-wire [POS_WIDTH:0]   l4_rel = s2_l3_rel_reg + {{(POS_WIDTH-5){1'b0}}, ip_hdr_words, 2'b00};
-wire [L4_BYTES*8-1:0] l4_win = s2_l3_reg[ip_hdr_words*32 +: L4_BYTES*8];
+wire [L4_BYTES*8-1:0] l4_win = s2_l3_reg[s2_ip_hdr_words_reg*32 +: L4_BYTES*8];
+wire [POS_WIDTH:0]    l4_rel = {{(POS_WIDTH-6){1'b0}}, s2_l4_biased_reg} - {1'b0, s2_base_reg};
+wire [POS_WIDTH:0]    l4_rel_top = {{(POS_WIDTH-7){s2_l4_top_reg[7]}}, s2_l4_top_reg} - {1'b0, s2_base_reg};
+wire [7:0]            l4_near = {1'b0, s2_l4_biased_reg} - {1'b0, s2_base_reg[6:0]};
 
 reg                   s3_valid_reg = 1'b0;
 reg                   s3_first_reg, s3_last_reg, s3_user_reg;
@@ -384,7 +406,7 @@ reg                   s3_is_ipv4_reg, s3_is_ipv6_reg;
 reg [95:0]            s3_macs_reg;
 reg [IP_BYTES*8-1:0]  s3_ip_reg;
 reg [L4_BYTES*8-1:0]  s3_l4_reg;
-reg [POS_WIDTH:0]     s3_l4_rel_reg;
+reg [POS_WIDTH:0]     s3_l4_rel_reg, s3_l4_rel_top_reg;
 reg [U_WIDTH-1:0]     s3_u_l3_reg, s3_u_l4_reg;
 
 always @(posedge clk) begin
@@ -405,8 +427,10 @@ always @(posedge clk) begin
         s3_ip_reg <= s2_l3_reg[0 +: IP_BYTES*8];
         s3_l4_reg <= l4_win;
         s3_l4_rel_reg <= l4_rel;
+        s3_l4_rel_top_reg <= l4_rel_top;
         s3_u_l3_reg <= s2_u_l3_reg;
-        s3_u_l4_reg <= rel_clamp(l4_rel);
+        s3_u_l4_reg <= u_clamp(s2_base_reg[POS_WIDTH-1:7] != 0 || l4_near[7],
+            {{(POS_WIDTH-7){1'b0}}, l4_near[6:0]});
     end
     if (rst) begin
         s3_valid_reg <= 1'b0;
@@ -424,20 +448,25 @@ function [7:0] ip_byte(input integer index);
 endfunction
 
 wire [15:0]        udp_len = {l4_byte(4), l4_byte(5)};
+// Where the datagram ends, and 2^U_WIDTH lower: the two signs clamp it
+// without a compare after the sum.
 wire [POS_WIDTH:0] icrc_end_rel = s3_l4_rel_reg + {{(POS_WIDTH-15){1'b0}}, udp_len};
+wire [POS_WIDTH:0] icrc_end_rel_top = s3_l4_rel_top_reg + {{(POS_WIDTH-15){1'b0}}, udp_len};
 // Bit j: the ICRC's (j+1)-th byte from the end comes after the UDP header.
 wire [3:0]         udp_len_ge = {udp_len >= 16'd12, udp_len >= 16'd11, udp_len >= 16'd10, udp_len >= 16'd9};
 wire [7:0]         ip_b0 = ip_byte(0);
 wire [7:0]         ip_b1 = ip_byte(1);
 
 /*
- * The record's fields that need no check, S4 to S9: frame length, Ethernet,
- * IP version and traffic class, IP header bytes 8-39 (the IPv6 addresses,
- * or in bytes 12-19 the IPv4 ones), UDP ports, the BTH as on the wire (its
- * reserved bits are not reported) and the bytes after it.
+ * The record's fields that need no check wait from S4 to S9 in a small RAM,
+ * one slot per frame, its slot number travelling with the frame: frame
+ * length, Ethernet, IP version and traffic class, IP header bytes 8-39 (the
+ * IPv6 addresses, or in bytes 12-19 the IPv4 ones), UDP ports, the BTH as on
+ * the wire (its reserved bits are not reported) and the bytes after it.
  */
 localparam PAYLOAD_WIDTH = LEN_WIDTH + 2 + 3 + 12 + 16 + 96 + 4 + 8 + 256 + 1 + 32 + 96 + 224;
-localparam PAYLOAD_STAGES = 6;
+// More slots than frames in S4-S9.
+localparam SLOT_WIDTH = 3;
 
 wire [PAYLOAD_WIDTH-1:0] payload_next = {
     s3_len_reg, s3_vlan_count_reg, s3_vlan_pcp_reg, s3_vlan_id_reg, s3_eth_type_reg, s3_macs_reg,
@@ -453,10 +482,20 @@ reg [DATA_WIDTH-1:0] s4_data_reg;
 reg                  s4_is_ipv4_reg, s4_is_ipv6_reg;
 reg [U_WIDTH-1:0]    s4_u_l3_reg, s4_u_l4_reg, s4_u_icrc_end_reg;
 reg [3:0]            s4_udp_len_ge_reg;
-// S4 to S9, S4 in the low bits.
-reg [PAYLOAD_STAGES*PAYLOAD_WIDTH-1:0] payload_pipe_reg;
 reg [9:5]            valid_pipe_reg = 5'd0;
 reg [9:5]            last_pipe_reg;
+
+reg [PAYLOAD_WIDTH-1:0] payload_mem [0:(1 << SLOT_WIDTH)-1];
+reg [SLOT_WIDTH-1:0]    payload_wr_reg = {SLOT_WIDTH{1'b0}};
+// S4 to S9, S4 in the low bits.
+reg [6*SLOT_WIDTH-1:0]  slot_pipe_reg;
+wire [SLOT_WIDTH-1:0]   s9_slot = slot_pipe_reg[5*SLOT_WIDTH +: SLOT_WIDTH];
+
+always @(posedge clk) begin
+    if (ce && s3_valid_reg && s3_last_reg) begin
+        payload_mem[payload_wr_reg] <= payload_next;
+    end
+end
 
 always @(posedge clk) begin
     if (ce) begin
@@ -468,9 +507,13 @@ always @(posedge clk) begin
         s4_is_ipv6_reg <= s3_is_ipv6_reg;
         s4_u_l3_reg <= s3_u_l3_reg;
         s4_u_l4_reg <= s3_u_l4_reg;
-        s4_u_icrc_end_reg <= rel_clamp(icrc_end_rel);
+        s4_u_icrc_end_reg <= icrc_end_rel[POS_WIDTH] ? {U_WIDTH{1'b0}}
+            : (!icrc_end_rel_top[POS_WIDTH] ? {U_WIDTH{1'b1}} : icrc_end_rel[U_WIDTH-1:0]);
         s4_udp_len_ge_reg <= udp_len_ge;
-        payload_pipe_reg <= {payload_pipe_reg[0 +: (PAYLOAD_STAGES-1)*PAYLOAD_WIDTH], payload_next};
+        slot_pipe_reg <= {slot_pipe_reg[0 +: 5*SLOT_WIDTH], payload_wr_reg};
+        if (s3_valid_reg && s3_last_reg) begin
+            payload_wr_reg <= payload_wr_reg + 1'b1;
+        end
         valid_pipe_reg <= {valid_pipe_reg[8:5], s4_valid_reg};
         last_pipe_reg <= {last_pipe_reg[8:5], s4_last_reg};
     end
@@ -559,7 +602,7 @@ wire                 rec_valid = valid_pipe_reg[9] && last_pipe_reg[9];
 wire [REC_WIDTH-1:0] rec = {
     s9_class, s9_error, s9_eth_valid, s9_ip_valid, s9_udp_valid, s9_bth_valid, s9_icrc_valid,
     s9_ext_valid, s9_cnp_valid, s9_imm_offset, s9_payload_len, s9_icrc, s9_icrc_match,
-    payload_pipe_reg[(PAYLOAD_STAGES-1)*PAYLOAD_WIDTH +: PAYLOAD_WIDTH]
+    payload_mem[s9_slot]
 };
 
 reg                 m_valid_reg = 1'b0;

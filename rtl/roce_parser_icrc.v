@@ -30,10 +30,11 @@
  * ADVANCE[n] = 0xDEBB20E3 advanced over n zero bytes.
  *
  * Where a layer sits is given as u = (layer position - beat's first byte
- * position) + REL_BIAS, clamped to 0..U_MAX: 0 stands for "REL_BIAS or more
- * bytes before the beat", U_MAX for "KEEP_WIDTH + REL_BIAS - 1 or more bytes
- * into it". Every test below looks at most 12 bytes before the beat and 4
- * after it, so the clamp never changes a result.
+ * position) + REL_BIAS, clamped to 0..2^U_WIDTH-1: 0 stands for "REL_BIAS
+ * or more bytes before the beat", the top for "2^U_WIDTH-1-REL_BIAS or more
+ * bytes after its first byte" (at least KEEP_WIDTH + REL_BIAS - 1). Every
+ * test below looks at most 12 bytes before the beat and 4 after it, so the
+ * clamp never changes a result.
  *
  * | port             | width      | meaning                                     |
  * |------------------|------------|---------------------------------------------|
@@ -106,12 +107,33 @@ endfunction
 
 localparam [32*(KEEP_WIDTH+1)-1:0] ADVANCE = crc_advance_table(0);
 
+// ADVANCE looked up by u (2^U_WIDTH entries): for the IP header starting at
+// u, the LRH stand-in advanced over the rest of the beat (LANE_OFFSET 0); for
+// the ICRC ending at u, the residue advanced over the zero bytes after it
+// (LANE_OFFSET 1). 0 where the lane is outside the beat.
+/* verilator coverage_off */
+function [32*(1 << U_WIDTH)-1:0] advance_by_u(input integer lane_offset);
+    integer u, lane;
+    begin
+        advance_by_u = {32*(1 << U_WIDTH){1'b0}};
+        for (u = 0; u < (1 << U_WIDTH); u = u + 1) begin
+            lane = u - REL_BIAS - lane_offset;
+            if (lane >= 0 && lane < KEEP_WIDTH) begin
+                advance_by_u[u*32 +: 32] = ADVANCE[(KEEP_WIDTH - lane_offset - lane)*32 +: 32];
+            end
+        end
+    end
+endfunction
+
+/* verilator coverage_on */
+
+localparam [32*(1 << U_WIDTH)-1:0] INJECT_BY_U = advance_by_u(0);
+localparam [32*(1 << U_WIDTH)-1:0] RESIDUE_BY_U = advance_by_u(1);
+
 /*
  * S5: per lane.
  */
 wire [KEEP_WIDTH-1:0]   in_region, variant_ff, variant_0f, csum_lane;
-// The IP header starts in this lane; the ICRC ends in it.
-wire [KEEP_WIDTH-1:0]   l3_lane, icrc_end_lane;
 // Bits j*KEEP_WIDTH +: KEEP_WIDTH: the lane holding ICRC byte j + 1 from the end.
 wire [4*KEEP_WIDTH-1:0] icrc_lane;
 
@@ -140,8 +162,6 @@ generate
             || (s_is_ipv6 && (s_u_l3 == AT_1 || s_u_l3 == AT_2 || s_u_l3 == AT_3 || s_u_l3 == AT_7))
             || s_u_l4 == AT_6 || s_u_l4 == AT_7 || s_u_l4 == AT_12;
         assign variant_0f[i] = s_is_ipv6 && s_u_l3 == AT_0;
-        assign l3_lane[i] = s_u_l3 == AT_0;
-        assign icrc_end_lane[i] = s_u_icrc_end == AT_0 + 1;
         // IPv4 header words: lane pairs from the IP header start to the UDP
         // header (both even, so a word never straddles a pair).
         assign csum_lane[i] = after_l3 && s_u_l4 > AT_0;
@@ -153,20 +173,14 @@ generate
     end
 endgenerate
 
-reg [31:0] inject;
-reg [31:0] residue;
-integer n;
+// u of a datagram ending with the beat's last byte.
+localparam integer LAST_LANE_END = KEEP_WIDTH + REL_BIAS;
+localparam [U_WIDTH-1:0] U_LAST_LANE_END = LAST_LANE_END[U_WIDTH-1:0];
 
-always @* begin
-    inject = 32'd0;
-    residue = 32'd0;
-    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
-        // The IP header starts in lane n: the LRH stand-in advanced over the rest of the beat.
-        if (l3_lane[n]) inject = ADVANCE[(KEEP_WIDTH - n)*32 +: 32];
-        // The ICRC ends in lane n: KEEP_WIDTH-1-n zero bytes follow it.
-        if (icrc_end_lane[n]) residue = ADVANCE[(KEEP_WIDTH - 1 - n)*32 +: 32];
-    end
-end
+// XORed in where the IP header starts; left by a valid ICRC ending here.
+wire [31:0] inject = INJECT_BY_U[s_u_l3*32 +: 32];
+wire [31:0] residue = RESIDUE_BY_U[s_u_icrc_end*32 +: 32];
+integer n;
 
 reg                    s5_valid_reg = 1'b0;
 reg                    s5_first_reg;
@@ -189,7 +203,9 @@ always @(posedge clk) begin
         s5_icrc_lane_reg <= icrc_lane;
         s5_inject_reg <= inject;
         s5_residue_reg <= residue;
-        s5_icrc_end_reg <= |icrc_lane[0 +: KEEP_WIDTH];
+        // The ICRC ends in this beat, after the UDP header.
+        s5_icrc_end_reg <= s_udp_len_ge[0] && s_u_icrc_end > REL_BIAS[U_WIDTH-1:0]
+            && s_u_icrc_end <= U_LAST_LANE_END;
     end
     if (rst) begin
         s5_valid_reg <= 1'b0;
