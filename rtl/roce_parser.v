@@ -32,7 +32,7 @@
  * A layer's position and fields hold from the beat with its first byte on
  * (no earlier beat has bytes at or past it), and on a frame's last beat
  * they are the frame's. Positions relative to a beat are kept small
- * (u_clamp), so that each lane's tests compare a few bits.
+ * (u_of), so that each lane's tests compare a few bits.
  *
  * | port                 | width      | meaning                                 |
  * |----------------------|------------|-----------------------------------------|
@@ -162,7 +162,7 @@ localparam KEEP_COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 // 0..2^U_WIDTH-1.
 localparam REL_BIAS = 16;
 localparam U_WIDTH = $clog2(KEEP_WIDTH + 2*REL_BIAS);
-localparam [31:0] U_TOP = 1 << U_WIDTH;
+localparam [POS_WIDTH:0] U_TOP = 1 << U_WIDTH;
 
 // Record classes, error codes (priority order), opcodes: shared with the golden model.
 `include "metaroce_defs.vh"
@@ -195,13 +195,14 @@ function [KEEP_COUNT_WIDTH-1:0] keep_count(input [KEEP_WIDTH-1:0] keep);
     end
 endfunction
 
-// u from a layer's position + REL_BIAS - the beat's first byte position,
-// given as its sign and magnitude bits.
-function [U_WIDTH-1:0] u_clamp(input negative, input [POS_WIDTH-1:0] magnitude);
+// u from rel = a layer's position + REL_BIAS - the beat's first byte
+// position, and rel_top = rel - 2^U_WIDTH, both POS_WIDTH + 1 bits two's
+// complement: their signs clamp it, with no compare after the sums.
+function [U_WIDTH-1:0] u_of(input [POS_WIDTH:0] rel, input [POS_WIDTH:0] rel_top);
     begin
-        if (negative) u_clamp = {U_WIDTH{1'b0}};
-        else if ((magnitude >> U_WIDTH) != 0) u_clamp = {U_WIDTH{1'b1}};
-        else u_clamp = magnitude[U_WIDTH-1:0];
+        if (rel[POS_WIDTH]) u_of = {U_WIDTH{1'b0}};
+        else if (!rel_top[POS_WIDTH]) u_of = {U_WIDTH{1'b1}};
+        else u_of = rel[U_WIDTH-1:0];
     end
 endfunction
 
@@ -320,10 +321,19 @@ wire [15:0] type_at_20 = {window_byte(s1_hdr_reg, 20), window_byte(s1_hdr_reg, 2
 wire [2:0]  outer_pcp = s1_hdr_reg[14*8+5 +: 3];
 wire [11:0] outer_vid = {s1_hdr_reg[14*8 +: 4], s1_hdr_reg[15*8 +: 8]};
 wire [POS_WIDTH:0] len_sum = {1'b0, s1_base_reg} + {{(POS_WIDTH+1-KEEP_COUNT_WIDTH){1'b0}}, s1_count_reg};
-// IP header start + REL_BIAS: 14, 18 or 22, + 16; below 64, so only a beat
-// starting below 64 can be near it.
-wire [5:0]  l3_biased = 6'd30 + {2'b00, vlan_count, 2'b00};
-wire [6:0]  l3_near = {1'b0, l3_biased} - {1'b0, s1_base_reg[5:0]};
+// IP header start + REL_BIAS (14, 18 or 22, + 16), and that - 2^U_WIDTH.
+reg [POS_WIDTH:0] l3_biased, l3_biased_top;
+
+always @* begin
+    case (vlan_count)
+        2'd0: begin l3_biased = 14 + REL_BIAS; l3_biased_top = 14 + REL_BIAS - U_TOP; end
+        2'd1: begin l3_biased = 18 + REL_BIAS; l3_biased_top = 18 + REL_BIAS - U_TOP; end
+        default: begin l3_biased = 22 + REL_BIAS; l3_biased_top = 22 + REL_BIAS - U_TOP; end
+    endcase
+end
+
+wire [POS_WIDTH:0] l3_rel = l3_biased - {1'b0, s1_base_reg};
+wire [POS_WIDTH:0] l3_rel_top = l3_biased_top - {1'b0, s1_base_reg};
 
 reg [L3_BYTES*8-1:0] l3_win;
 
@@ -351,11 +361,10 @@ reg                   s2_is_ipv4_reg, s2_is_ipv6_reg;
 reg [95:0]            s2_macs_reg;
 reg [L3_BYTES*8-1:0]  s2_l3_reg;
 reg [3:0]             s2_ip_hdr_words_reg;
-reg [POS_WIDTH-1:0]   s2_base_reg;
-// UDP header start + REL_BIAS (below 128).
-reg [6:0]             s2_l4_biased_reg;
-// The same, 2^U_WIDTH lower (two's complement): where u_clamp's top begins.
-reg [7:0]             s2_l4_top_reg;
+// The same, one-hot: the UDP window's select. Each line drives one AND per
+// bit of the window; a binary select would drive thousands of LUT inputs.
+reg [15:0]            s2_l4_sel_reg;
+reg [POS_WIDTH:0]     s2_l3_rel_reg, s2_l3_rel_top_reg;
 reg [U_WIDTH-1:0]     s2_u_l3_reg;
 
 always @(posedge clk) begin
@@ -375,11 +384,10 @@ always @(posedge clk) begin
         s2_macs_reg <= s1_hdr_reg[0 +: 96];
         s2_l3_reg <= l3_win;
         s2_ip_hdr_words_reg <= ip_hdr_words;
-        s2_base_reg <= s1_base_reg;
-        s2_l4_biased_reg <= {1'b0, l3_biased} + {1'b0, ip_hdr_words, 2'b00};
-        s2_l4_top_reg <= {2'b00, l3_biased} - U_TOP[7:0] + {2'b00, ip_hdr_words, 2'b00};
-        s2_u_l3_reg <= u_clamp(s1_base_reg[POS_WIDTH-1:6] != 0 || l3_near[6],
-            {{(POS_WIDTH-6){1'b0}}, l3_near[5:0]});
+        s2_l4_sel_reg <= 16'd1 << ip_hdr_words;
+        s2_l3_rel_reg <= l3_rel;
+        s2_l3_rel_top_reg <= l3_rel_top;
+        s2_u_l3_reg <= u_of(l3_rel, l3_rel_top);
     end
     if (rst) begin
         s2_valid_reg <= 1'b0;
@@ -389,10 +397,16 @@ end
 /*
  * S3: IP. Header length, the UDP header aligned.
  */
-wire [L4_BYTES*8-1:0] l4_win = s2_l3_reg[s2_ip_hdr_words_reg*32 +: L4_BYTES*8];
-wire [POS_WIDTH:0]    l4_rel = {{(POS_WIDTH-6){1'b0}}, s2_l4_biased_reg} - {1'b0, s2_base_reg};
-wire [POS_WIDTH:0]    l4_rel_top = {{(POS_WIDTH-7){s2_l4_top_reg[7]}}, s2_l4_top_reg} - {1'b0, s2_base_reg};
-wire [7:0]            l4_near = {1'b0, s2_l4_biased_reg} - {1'b0, s2_base_reg[6:0]};
+reg [L4_BYTES*8-1:0] l4_win;
+
+always @* begin
+    l4_win = {L4_BYTES*8{1'b0}};
+    for (i = 0; i < 16; i = i + 1) begin
+        l4_win = l4_win | ({L4_BYTES*8{s2_l4_sel_reg[i]}} & s2_l3_reg[i*32 +: L4_BYTES*8]);
+    end
+end
+wire [POS_WIDTH:0]    l4_rel = s2_l3_rel_reg + {{(POS_WIDTH-5){1'b0}}, s2_ip_hdr_words_reg, 2'b00};
+wire [POS_WIDTH:0]    l4_rel_top = s2_l3_rel_top_reg + {{(POS_WIDTH-5){1'b0}}, s2_ip_hdr_words_reg, 2'b00};
 
 reg                   s3_valid_reg = 1'b0;
 reg                   s3_first_reg, s3_last_reg, s3_user_reg;
@@ -429,8 +443,7 @@ always @(posedge clk) begin
         s3_l4_rel_reg <= l4_rel;
         s3_l4_rel_top_reg <= l4_rel_top;
         s3_u_l3_reg <= s2_u_l3_reg;
-        s3_u_l4_reg <= u_clamp(s2_base_reg[POS_WIDTH-1:7] != 0 || l4_near[7],
-            {{(POS_WIDTH-7){1'b0}}, l4_near[6:0]});
+        s3_u_l4_reg <= u_of(l4_rel, l4_rel_top);
     end
     if (rst) begin
         s3_valid_reg <= 1'b0;
@@ -448,8 +461,7 @@ function [7:0] ip_byte(input integer index);
 endfunction
 
 wire [15:0]        udp_len = {l4_byte(4), l4_byte(5)};
-// Where the datagram ends, and 2^U_WIDTH lower: the two signs clamp it
-// without a compare after the sum.
+// Where the datagram ends.
 wire [POS_WIDTH:0] icrc_end_rel = s3_l4_rel_reg + {{(POS_WIDTH-15){1'b0}}, udp_len};
 wire [POS_WIDTH:0] icrc_end_rel_top = s3_l4_rel_top_reg + {{(POS_WIDTH-15){1'b0}}, udp_len};
 // Bit j: the ICRC's (j+1)-th byte from the end comes after the UDP header.
@@ -479,8 +491,7 @@ wire [PAYLOAD_WIDTH-1:0] payload_next = {
 reg                  s4_valid_reg = 1'b0;
 reg                  s4_first_reg, s4_last_reg;
 reg [DATA_WIDTH-1:0] s4_data_reg;
-reg                  s4_is_ipv4_reg, s4_is_ipv6_reg;
-reg [U_WIDTH-1:0]    s4_u_l3_reg, s4_u_l4_reg, s4_u_icrc_end_reg;
+reg [U_WIDTH-1:0]    s4_u_icrc_end_reg;
 reg [3:0]            s4_udp_len_ge_reg;
 reg [9:5]            valid_pipe_reg = 5'd0;
 reg [9:5]            last_pipe_reg;
@@ -503,12 +514,7 @@ always @(posedge clk) begin
         s4_first_reg <= s3_first_reg;
         s4_last_reg <= s3_last_reg;
         s4_data_reg <= s3_data_reg;
-        s4_is_ipv4_reg <= s3_is_ipv4_reg;
-        s4_is_ipv6_reg <= s3_is_ipv6_reg;
-        s4_u_l3_reg <= s3_u_l3_reg;
-        s4_u_l4_reg <= s3_u_l4_reg;
-        s4_u_icrc_end_reg <= icrc_end_rel[POS_WIDTH] ? {U_WIDTH{1'b0}}
-            : (!icrc_end_rel_top[POS_WIDTH] ? {U_WIDTH{1'b1}} : icrc_end_rel[U_WIDTH-1:0]);
+        s4_u_icrc_end_reg <= u_of(icrc_end_rel, icrc_end_rel_top);
         s4_udp_len_ge_reg <= udp_len_ge;
         slot_pipe_reg <= {slot_pipe_reg[0 +: 5*SLOT_WIDTH], payload_wr_reg};
         if (s3_valid_reg && s3_last_reg) begin
@@ -538,15 +544,15 @@ roce_parser_icrc #(
     .clk(clk),
     .rst(rst),
     .ce(ce),
-    .s_valid(s4_valid_reg),
-    .s_first(s4_first_reg),
-    .s_data(s4_data_reg),
-    .s_is_ipv4(s4_is_ipv4_reg),
-    .s_is_ipv6(s4_is_ipv6_reg),
-    .s_u_l3(s4_u_l3_reg),
-    .s_u_l4(s4_u_l4_reg),
-    .s_u_icrc_end(s4_u_icrc_end_reg),
-    .s_udp_len_ge(s4_udp_len_ge_reg),
+    .s3_is_ipv4(s3_is_ipv4_reg),
+    .s3_is_ipv6(s3_is_ipv6_reg),
+    .s3_u_l3(s3_u_l3_reg),
+    .s3_u_l4(s3_u_l4_reg),
+    .s4_valid(s4_valid_reg),
+    .s4_first(s4_first_reg),
+    .s4_data(s4_data_reg),
+    .s4_u_icrc_end(s4_u_icrc_end_reg),
+    .s4_udp_len_ge(s4_udp_len_ge_reg),
     .icrc(s9_icrc),
     .icrc_match(s9_icrc_match),
     .csum_ok(s9_csum_ok)

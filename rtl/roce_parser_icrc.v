@@ -5,18 +5,21 @@
 
 /*
  * The parser's per-beat engine: the ICRC (SPEC.md §3.5) and the IPv4
- * header checksum, one beat per cycle. roce_parser.v hands over each beat
- * in its stage S4 with where the layers sit relative to the beat, and takes
- * the frame's results, up to and including the beat in S9.
+ * header checksum, one beat per cycle. roce_parser.v gives where the IP and
+ * UDP headers sit relative to each beat in its stage S3, the beat and where
+ * the UDP datagram ends in S4, and takes the frame's results, up to and
+ * including the beat in S9.
  *
- *   S5  per lane: does the byte enter the ICRC, is it variant (taken as all
- *       ones), is it one of the four ICRC bytes, is it in an IPv4 header
- *       word; the value XORed in where the IP header starts, and the residue
- *       a valid ICRC leaves if it ends in this beat
+ *   S4  per lane, from the IP and UDP header starts: after the IP header
+ *       start, before the UDP header end, variant (taken as all ones), in
+ *       an IPv4 header word; the value XORed in where the IP header starts
+ *   S5  the beat's bytes as they enter the ICRC and the checksum; which
+ *       lanes hold the four ICRC bytes; the residue a valid ICRC leaves if
+ *       it ends in this beat
  *   S6  the CRC of the beat's bytes alone (state 0); the ICRC bytes; checksum
- *       words added in fours
+ *       words added in groups
  *   S7  the CRC register: the previous state advanced over a whole beat, XOR
- *       S6 (linearity; 0 on a frame's first beat); checksum sums in fours
+ *       S6 (linearity; 0 on a frame's first beat); checksum sums in groups
  *   S8  the ICRC match, on the beat holding the ICRC's last byte; the
  *       checksum sum of the frame (21 bits)
  *   S9  outputs: the checksum's two folds are 0xFFFF
@@ -39,13 +42,13 @@
  * | port             | width      | meaning                                     |
  * |------------------|------------|---------------------------------------------|
  * | ce               | 1          | every stage advances                        |
- * | s_valid, s_first | 1          | S4: a beat; the first of its frame          |
- * | s_data           | DATA_WIDTH | S4: the beat, null lanes zeroed             |
- * | s_is_ipv4/6      | 1          | S4: EtherType after the VLAN tags           |
- * | s_u_l3           | U_WIDTH    | S4: IP header start                         |
- * | s_u_l4           | U_WIDTH    | S4: UDP header start                        |
- * | s_u_icrc_end     | U_WIDTH    | S4: one past the ICRC: the UDP datagram end |
- * | s_udp_len_ge     | 4          | S4: bit j-1: UDP length >= 8 + j, so the    |
+ * | s3_is_ipv4/6     | 1          | S3: EtherType after the VLAN tags           |
+ * | s3_u_l3          | U_WIDTH    | S3: IP header start                         |
+ * | s3_u_l4          | U_WIDTH    | S3: UDP header start                        |
+ * | s4_valid, first  | 1          | S4: a beat; the first of its frame          |
+ * | s4_data          | DATA_WIDTH | S4: the beat, null lanes zeroed             |
+ * | s4_u_icrc_end    | U_WIDTH    | S4: one past the ICRC: the UDP datagram end |
+ * | s4_udp_len_ge    | 4          | S4: bit j-1: UDP length >= 8 + j, so the    |
  * |                  |            | j-th ICRC byte from the end lies after the  |
  * |                  |            | UDP header                                  |
  * | icrc             | 32         | S9: the ICRC bytes, first on wire in 31:24  |
@@ -62,15 +65,16 @@ module roce_parser_icrc #(
     input  wire                  rst,
     input  wire                  ce,
 
-    input  wire                  s_valid,
-    input  wire                  s_first,
-    input  wire [DATA_WIDTH-1:0] s_data,
-    input  wire                  s_is_ipv4,
-    input  wire                  s_is_ipv6,
-    input  wire [U_WIDTH-1:0]    s_u_l3,
-    input  wire [U_WIDTH-1:0]    s_u_l4,
-    input  wire [U_WIDTH-1:0]    s_u_icrc_end,
-    input  wire [3:0]            s_udp_len_ge,
+    input  wire                  s3_is_ipv4,
+    input  wire                  s3_is_ipv6,
+    input  wire [U_WIDTH-1:0]    s3_u_l3,
+    input  wire [U_WIDTH-1:0]    s3_u_l4,
+
+    input  wire                  s4_valid,
+    input  wire                  s4_first,
+    input  wire [DATA_WIDTH-1:0] s4_data,
+    input  wire [U_WIDTH-1:0]    s4_u_icrc_end,
+    input  wire [3:0]            s4_udp_len_ge,
 
     output reg  [31:0]           icrc,
     output reg                   icrc_match,
@@ -80,9 +84,11 @@ module roce_parser_icrc #(
 localparam [31:0] CRC_LRH_STATE = 32'hDEBB20E3;
 localparam [31:0] CRC_POLY_REFLECTED = 32'hEDB88320;
 localparam WORDS = KEEP_WIDTH / 2;
-// Checksum words are added four at a time, twice, then into the frame's sum.
-localparam SUMS1 = (WORDS + 3) / 4;
-localparam SUMS2 = (SUMS1 + 3) / 4;
+// Checksum words are added FAN at a time, twice, then into the frame's sum:
+// pairs up to 128 bits (one adder a stage), fours above (two).
+localparam FAN = WORDS >= 16 ? 4 : 2;
+localparam SUMS1 = (WORDS + FAN - 1) / FAN;
+localparam SUMS2 = (SUMS1 + FAN - 1) / FAN;
 
 // ADVANCE[n]: CRC_LRH_STATE run over n zero bytes, n = 0..KEEP_WIDTH.
 // Elaboration only: no run-time coverage points.
@@ -131,9 +137,11 @@ localparam [32*(1 << U_WIDTH)-1:0] INJECT_BY_U = advance_by_u(0);
 localparam [32*(1 << U_WIDTH)-1:0] RESIDUE_BY_U = advance_by_u(1);
 
 /*
- * S5: per lane.
+ * S4: per lane, what the IP and UDP header starts decide: after the IP
+ * header start, before the UDP header end, variant, an IPv4 header word.
+ * S5 adds what the datagram end decides, and masks the beat.
  */
-wire [KEEP_WIDTH-1:0]   in_region, variant_ff, variant_0f, csum_lane;
+wire [KEEP_WIDTH-1:0] after_l3, before_udp_end, variant_ff, variant_0f, csum_lane, before_icrc_end;
 // Bits j*KEEP_WIDTH +: KEEP_WIDTH: the lane holding ICRC byte j + 1 from the end.
 wire [4*KEEP_WIDTH-1:0] icrc_lane;
 
@@ -152,40 +160,68 @@ generate
         localparam [U_WIDTH-1:0] AT_11 = i + REL_BIAS - 11;
         localparam [U_WIDTH-1:0] AT_12 = i + REL_BIAS - 12;
 
-        // From the IP header start to the end of the UDP header or of the
-        // ICRC, whichever is later.
-        wire after_l3 = s_u_l3 <= AT_0;
-        assign in_region[i] = after_l3 && (s_u_l4 > AT_8 || s_u_icrc_end > AT_0);
+        assign after_l3[i] = s3_u_l3 <= AT_0;
+        assign before_udp_end[i] = s3_u_l4 > AT_8;
         // Variant fields: IPv4 TOS, TTL, header checksum; IPv6 traffic class,
         // flow label, hop limit; UDP checksum; BTH byte 4 (FECN, BECN, resv6).
-        assign variant_ff[i] = (s_is_ipv4 && (s_u_l3 == AT_1 || s_u_l3 == AT_8 || s_u_l3 == AT_10 || s_u_l3 == AT_11))
-            || (s_is_ipv6 && (s_u_l3 == AT_1 || s_u_l3 == AT_2 || s_u_l3 == AT_3 || s_u_l3 == AT_7))
-            || s_u_l4 == AT_6 || s_u_l4 == AT_7 || s_u_l4 == AT_12;
-        assign variant_0f[i] = s_is_ipv6 && s_u_l3 == AT_0;
+        assign variant_ff[i] = (s3_is_ipv4 && (s3_u_l3 == AT_1 || s3_u_l3 == AT_8 || s3_u_l3 == AT_10 || s3_u_l3 == AT_11))
+            || (s3_is_ipv6 && (s3_u_l3 == AT_1 || s3_u_l3 == AT_2 || s3_u_l3 == AT_3 || s3_u_l3 == AT_7))
+            || s3_u_l4 == AT_6 || s3_u_l4 == AT_7 || s3_u_l4 == AT_12;
+        assign variant_0f[i] = s3_is_ipv6 && s3_u_l3 == AT_0;
         // IPv4 header words: lane pairs from the IP header start to the UDP
         // header (both even, so a word never straddles a pair).
-        assign csum_lane[i] = after_l3 && s_u_l4 > AT_0;
+        assign csum_lane[i] = s3_u_l3 <= AT_0 && s3_u_l4 > AT_0;
+
+        assign before_icrc_end[i] = s4_u_icrc_end > AT_0;
         for (j = 0; j < 4; j = j + 1) begin : g_icrc_byte
             // The UDP datagram ends j + 1 bytes after this lane.
             localparam [U_WIDTH-1:0] END_AT = i + REL_BIAS + j + 1;
-            assign icrc_lane[j*KEEP_WIDTH + i] = s_udp_len_ge[j] && s_u_icrc_end == END_AT;
+            assign icrc_lane[j*KEEP_WIDTH + i] = s4_udp_len_ge[j] && s4_u_icrc_end == END_AT;
         end
     end
 endgenerate
+
+reg [KEEP_WIDTH-1:0] s4_after_l3_reg, s4_before_udp_end_reg, s4_variant_ff_reg, s4_variant_0f_reg;
+reg [KEEP_WIDTH-1:0] s4_csum_lane_reg;
+reg [31:0]           s4_inject_reg;
+
+always @(posedge clk) begin
+    if (ce) begin
+        s4_after_l3_reg <= after_l3;
+        s4_before_udp_end_reg <= before_udp_end;
+        s4_variant_ff_reg <= variant_ff;
+        s4_variant_0f_reg <= variant_0f;
+        s4_csum_lane_reg <= csum_lane;
+        // XORed in where the IP header starts.
+        s4_inject_reg <= INJECT_BY_U[s3_u_l3*32 +: 32];
+    end
+end
 
 // u of a datagram ending with the beat's last byte.
 localparam integer LAST_LANE_END = KEEP_WIDTH + REL_BIAS;
 localparam [U_WIDTH-1:0] U_LAST_LANE_END = LAST_LANE_END[U_WIDTH-1:0];
 
-// XORed in where the IP header starts; left by a valid ICRC ending here.
-wire [31:0] inject = INJECT_BY_U[s_u_l3*32 +: 32];
-wire [31:0] residue = RESIDUE_BY_U[s_u_icrc_end*32 +: 32];
+// The bytes that enter the ICRC: from the IP header start to the end of the
+// UDP header or of the ICRC, whichever is later; variant bytes as all ones.
+reg [DATA_WIDTH-1:0] crc_data;
+// Word m (lanes 2m, the high byte, and 2m+1) when in the IPv4 header.
+reg [DATA_WIDTH-1:0] csum_data;
 integer n;
+
+always @* begin
+    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
+        crc_data[n*8 +: 8] = s4_after_l3_reg[n] && (s4_before_udp_end_reg[n] || before_icrc_end[n])
+            ? s4_data[n*8 +: 8] | (s4_variant_ff_reg[n] ? 8'hFF : (s4_variant_0f_reg[n] ? 8'h0F : 8'h00))
+            : 8'h00;
+    end
+    for (n = 0; n < KEEP_WIDTH/2; n = n + 1) begin
+        csum_data[n*16 +: 16] = s4_csum_lane_reg[2*n] ? {s4_data[2*n*8 +: 8], s4_data[(2*n+1)*8 +: 8]} : 16'd0;
+    end
+end
 
 reg                    s5_valid_reg = 1'b0;
 reg                    s5_first_reg;
-reg [DATA_WIDTH-1:0]   s5_data_reg;
-reg [KEEP_WIDTH-1:0]   s5_in_region_reg, s5_variant_ff_reg, s5_variant_0f_reg, s5_csum_lane_reg;
+reg [DATA_WIDTH-1:0]   s5_data_reg, s5_crc_data_reg, s5_csum_data_reg;
 reg [4*KEEP_WIDTH-1:0] s5_icrc_lane_reg;
 reg [31:0]             s5_inject_reg;
 reg [31:0]             s5_residue_reg;
@@ -193,19 +229,18 @@ reg                    s5_icrc_end_reg;
 
 always @(posedge clk) begin
     if (ce) begin
-        s5_valid_reg <= s_valid;
-        s5_first_reg <= s_first;
-        s5_data_reg <= s_data;
-        s5_in_region_reg <= in_region;
-        s5_variant_ff_reg <= variant_ff;
-        s5_variant_0f_reg <= variant_0f;
-        s5_csum_lane_reg <= csum_lane;
+        s5_valid_reg <= s4_valid;
+        s5_first_reg <= s4_first;
+        s5_data_reg <= s4_data;
+        s5_crc_data_reg <= crc_data;
+        s5_csum_data_reg <= csum_data;
         s5_icrc_lane_reg <= icrc_lane;
-        s5_inject_reg <= inject;
-        s5_residue_reg <= residue;
+        s5_inject_reg <= s4_inject_reg;
+        // Left by a valid ICRC ending in this beat.
+        s5_residue_reg <= RESIDUE_BY_U[s4_u_icrc_end*32 +: 32];
         // The ICRC ends in this beat, after the UDP header.
-        s5_icrc_end_reg <= s_udp_len_ge[0] && s_u_icrc_end > REL_BIAS[U_WIDTH-1:0]
-            && s_u_icrc_end <= U_LAST_LANE_END;
+        s5_icrc_end_reg <= s4_udp_len_ge[0] && s4_u_icrc_end > REL_BIAS[U_WIDTH-1:0]
+            && s4_u_icrc_end <= U_LAST_LANE_END;
     end
     if (rst) begin
         s5_valid_reg <= 1'b0;
@@ -213,21 +248,14 @@ always @(posedge clk) begin
 end
 
 /*
- * S6: the beat's own CRC, the ICRC bytes, checksum words in fours.
+ * S6: the beat's own CRC, the ICRC bytes, checksum words in groups.
  */
-reg [DATA_WIDTH-1:0]   crc_data;
 reg [31:0]             icrc_reg;
 reg [31:0]             icrc_next;
-// Word m (lanes 2m, the high byte, and 2m+1), zero past the beat.
-reg [16*4*SUMS1-1:0]   csum_words;
-reg [18*SUMS1-1:0]     csum_sums1;
+reg [16*FAN*SUMS1-1:0] csum_words;
+reg [20*SUMS1-1:0]     csum_sums1;
 
 always @* begin
-    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
-        crc_data[n*8 +: 8] = s5_in_region_reg[n]
-            ? s5_data_reg[n*8 +: 8] | (s5_variant_ff_reg[n] ? 8'hFF : (s5_variant_0f_reg[n] ? 8'h0F : 8'h00))
-            : 8'h00;
-    end
     // The ICRC as on the wire, first byte in 31:24.
     icrc_next = s5_first_reg ? 32'd0 : icrc_reg;
     for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
@@ -236,15 +264,21 @@ always @* begin
         if (s5_icrc_lane_reg[1*KEEP_WIDTH + n]) icrc_next[15:8] = s5_data_reg[n*8 +: 8];
         if (s5_icrc_lane_reg[0*KEEP_WIDTH + n]) icrc_next[7:0] = s5_data_reg[n*8 +: 8];
     end
-    csum_words = {16*4*SUMS1{1'b0}};
-    for (n = 0; n < WORDS; n = n + 1) begin
-        if (s5_csum_lane_reg[2*n]) csum_words[n*16 +: 16] = {s5_data_reg[2*n*8 +: 8], s5_data_reg[(2*n+1)*8 +: 8]};
-    end
+    // Zero past the beat's words.
+    csum_words = {16*FAN*SUMS1{1'b0}};
+    csum_words[0 +: DATA_WIDTH] = s5_csum_data_reg;
     for (n = 0; n < SUMS1; n = n + 1) begin
-        csum_sums1[n*18 +: 18] = ({2'b00, csum_words[(4*n)*16 +: 16]} + {2'b00, csum_words[(4*n+1)*16 +: 16]})
-            + ({2'b00, csum_words[(4*n+2)*16 +: 16]} + {2'b00, csum_words[(4*n+3)*16 +: 16]});
+        csum_sums1[n*20 +: 20] = group_sum({4'd0, csum_words[(FAN*n)*16 +: 16]},
+            {4'd0, csum_words[(FAN*n + 1)*16 +: 16]}, {4'd0, csum_words[(FAN*n + FAN/2)*16 +: 16]},
+            {4'd0, csum_words[(FAN*n + FAN-1)*16 +: 16]});
     end
 end
+
+// The sum of one group: a + b for pairs, (a + b) + (c + d) for fours (a
+// balanced tree). For pairs c and d repeat a and b and go unused.
+function [19:0] group_sum(input [19:0] a, input [19:0] b, input [19:0] c, input [19:0] d);
+    group_sum = FAN == 4 ? (a + b) + (c + d) : a + b;
+endfunction
 
 wire [31:0] crc_of_data;
 
@@ -252,7 +286,7 @@ crc32_lfsr #(
     .DATA_WIDTH(DATA_WIDTH)
 ) crc_data_inst (
     .state_in(32'd0),
-    .data_in(crc_data),
+    .data_in(s5_crc_data_reg),
     .state_out(crc_of_data)
 );
 
@@ -261,7 +295,7 @@ reg                s6_first_reg;
 reg [31:0]         s6_beat_crc_reg;
 reg [31:0]         s6_residue_reg;
 reg                s6_icrc_end_reg;
-reg [18*SUMS1-1:0] s6_csum_sums_reg;
+reg [20*SUMS1-1:0] s6_csum_sums_reg;
 
 always @(posedge clk) begin
     if (ce) begin
@@ -285,7 +319,7 @@ end
  */
 reg [31:0]         crc_state_reg;
 wire [31:0]        crc_of_state;
-reg [20*4*SUMS2-1:0] csum_sums1_wide;
+reg [20*FAN*SUMS2-1:0] csum_sums1_wide;
 reg [20*SUMS2-1:0] csum_sums2;
 
 crc32_lfsr #(
@@ -297,13 +331,13 @@ crc32_lfsr #(
 );
 
 always @* begin
-    csum_sums1_wide = {20*4*SUMS2{1'b0}};
+    csum_sums1_wide = {20*FAN*SUMS2{1'b0}};
     for (n = 0; n < SUMS1; n = n + 1) begin
-        csum_sums1_wide[n*20 +: 20] = {2'b00, s6_csum_sums_reg[n*18 +: 18]};
+        csum_sums1_wide[n*20 +: 20] = s6_csum_sums_reg[n*20 +: 20];
     end
     for (n = 0; n < SUMS2; n = n + 1) begin
-        csum_sums2[n*20 +: 20] = (csum_sums1_wide[(4*n)*20 +: 20] + csum_sums1_wide[(4*n+1)*20 +: 20])
-            + (csum_sums1_wide[(4*n+2)*20 +: 20] + csum_sums1_wide[(4*n+3)*20 +: 20]);
+        csum_sums2[n*20 +: 20] = group_sum(csum_sums1_wide[(FAN*n)*20 +: 20], csum_sums1_wide[(FAN*n + 1)*20 +: 20],
+            csum_sums1_wide[(FAN*n + FAN/2)*20 +: 20], csum_sums1_wide[(FAN*n + FAN-1)*20 +: 20]);
     end
 end
 
