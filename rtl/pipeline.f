@@ -1,6 +1,8 @@
 // Sources of the pipeline top, top first (verilator -f / yosys read_verilog).
 rtl/roce_pipeline.v
 rtl/roce_parser.v
+rtl/roce_parser_icrc.v
+rtl/roce_parser_check.v
 rtl/roce_classify.v
 rtl/roce_opcode_decode.v
 rtl/roce_cn.v

@@ -42,6 +42,8 @@ wire [4:0] operation = opcode[4:0];
 wire rc_or_uc = transport == 3'b000 || transport == 3'b001;
 wire rc = transport == 3'b000;
 
+// ext_len is set with each case, not summed from the flags, so that it is a
+// lookup of the opcode (no adder chain after the decode).
 always @* begin
     valid = 1'b0;
     reth = 1'b0;
@@ -56,31 +58,33 @@ always @* begin
     if (rc_or_uc) begin
         case (operation)
             5'h00, 5'h01, 5'h02, 5'h04, 5'h07, 5'h08: valid = 1'b1;
-            5'h03, 5'h05, 5'h09: begin valid = 1'b1; imm = 1'b1; end
-            5'h06, 5'h0A: begin valid = 1'b1; reth = 1'b1; end
-            5'h0B: begin valid = 1'b1; reth = 1'b1; imm = 1'b1; end
+            5'h03, 5'h05, 5'h09: begin valid = 1'b1; imm = 1'b1; ext_len = 5'd4; end
+            5'h06, 5'h0A: begin valid = 1'b1; reth = 1'b1; ext_len = 5'd16; end
+            5'h0B: begin valid = 1'b1; reth = 1'b1; imm = 1'b1; ext_len = 5'd20; end
             default: ;
         endcase
     end
     if (rc) begin
         case (operation)
-            5'h0C: begin valid = 1'b1; reth = 1'b1; end
-            5'h0D, 5'h0F, 5'h10, 5'h11: begin valid = 1'b1; aeth = 1'b1; end
+            5'h0C: begin valid = 1'b1; reth = 1'b1; ext_len = 5'd16; end
+            5'h0D, 5'h0F, 5'h10, 5'h11: begin valid = 1'b1; aeth = 1'b1; ext_len = 5'd4; end
             5'h0E: valid = 1'b1;
-            5'h12: begin valid = 1'b1; aeth = 1'b1; atomic_ack = 1'b1; end
-            5'h13, 5'h14: begin valid = 1'b1; atomic = 1'b1; end
-            5'h16, 5'h17: begin valid = 1'b1; ieth = 1'b1; end
+            5'h12: begin valid = 1'b1; aeth = 1'b1; atomic_ack = 1'b1; ext_len = 5'd12; end
+            5'h13, 5'h14: begin valid = 1'b1; atomic = 1'b1; ext_len = 5'd28; end
+            5'h16, 5'h17: begin valid = 1'b1; ieth = 1'b1; ext_len = 5'd4; end
             default: ;
         endcase
     end
     if (opcode == 8'h64) begin
         valid = 1'b1;
         deth = 1'b1;
+        ext_len = 5'd8;
     end
     if (opcode == 8'h65) begin
         valid = 1'b1;
         deth = 1'b1;
         imm = 1'b1;
+        ext_len = 5'd12;
     end
     if (opcode == 8'h81) begin
         // CNP: 16 reserved bytes follow the BTH.
@@ -88,10 +92,6 @@ always @* begin
         ext_len = 5'd16;
     end
 
-    ext_len = ext_len
-        + (reth ? 5'd16 : 5'd0) + (atomic ? 5'd28 : 5'd0) + (aeth ? 5'd4 : 5'd0)
-        + (atomic_ack ? 5'd8 : 5'd0) + (deth ? 5'd8 : 5'd0) + (imm ? 5'd4 : 5'd0)
-        + (ieth ? 5'd4 : 5'd0);
     imm_offset = reth ? 5'd16 : (deth ? 5'd8 : 5'd0);
 end
 

@@ -91,7 +91,7 @@ impl Model {
 }
 
 /// Cycles without any record before a drain calls the RTL stalled; far
-/// above the parser's latency of 3 cycles.
+/// above the parser's latency of 10 cycles (SPEC.md §3.1).
 pub const STALL_CYCLES: u64 = 1000;
 
 /// How the harness paces the RTL's handshakes (`csrc/parser_shim.cpp`).
