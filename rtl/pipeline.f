@@ -2,11 +2,17 @@
 rtl/roce_pipeline.v
 rtl/roce_parser.v
 rtl/roce_classify.v
+rtl/roce_skid.v
 rtl/roce_opcode_decode.v
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/dcqcn_rp.v
 rtl/roce_pacer.v
+rtl/pacer_gcra.v
+rtl/pacer_place.v
+rtl/pacer_scan.v
+rtl/pacer_ffs.v
+rtl/pacer_release.v
 rtl/qp_rmw_pipe.v
 rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+/*
+ * Where a packet goes in the pacer's timing wheel (SPEC.md §7.4), in two
+ * stages: the lowest level whose horizon holds its eligible time's slot,
+ * else level 2's last slot within its horizon (parked); and that slot's
+ * start as a level-0 slot number, as the wheel scan (pacer_scan.v) would
+ * find it from the pointer. Inputs at cycle c: `addr` at c+1, `start` at
+ * c+2, each for one cycle. `limit` is registered by the pacer from the
+ * pointer; both must be steady from c-1 to c+1.
+ *
+ * | port     | width | meaning                                          |
+ * |----------|-------|--------------------------------------------------|
+ * | eligible | 64    | the packet's eligible time (ns, Q44.20)          |
+ * | pointer  | 64    | the level-0 slot being served                    |
+ * | limit    | 3*64  | per level, its last slot within the horizon:     |
+ * |          |       | (pointer >> level*log2(SLOT_COUNT)) + SLOT_COUNT-1 |
+ * | addr     | 2+log2(SLOT_COUNT) | the slot, {level, index}            |
+ * | start    | 64    | its start, level-0 slots                         |
+ */
+module pacer_place #(
+    parameter SLOT_COUNT = 256,
+    parameter SLOT_SHIFT = 6,
+    parameter SLOT_INDEX_WIDTH = $clog2(SLOT_COUNT)
+) (
+    input  wire                        clk,
+    input  wire [63:0]                 eligible,
+    input  wire [63:0]                 pointer,
+    input  wire [3*64-1:0]             limit,
+    output wire [SLOT_INDEX_WIDTH+1:0] addr,
+    output wire [63:0]                 start
+);
+
+localparam SB = SLOT_INDEX_WIDTH;
+localparam FRAC_BITS = 20;
+
+wire [63:0] target0 = eligible >> (FRAC_BITS + SLOT_SHIFT);
+wire [63:0] target1 = target0 >> SB;
+wire [63:0] target2 = target0 >> (2 * SB);
+wire [63:0] limit0 = limit[0 +: 64];
+wire [63:0] limit1 = limit[64 +: 64];
+wire [63:0] limit2 = limit[128 +: 64];
+
+// Stage 1: the level (three comparisons side by side) and the slot's
+// offset from the pointer's slot of that level.
+wire [1:0]    level = target0 <= limit0 ? 2'd0 : (target1 <= limit1 ? 2'd1 : 2'd2);
+wire [SB-1:0] index = target0 <= limit0 ? target0[SB-1:0]
+                    : (target1 <= limit1 ? target1[SB-1:0]
+                                         : (target2 <= limit2 ? target2[SB-1:0] : limit2[SB-1:0]));
+// The pointer's slot in a level is one past its limit's, modulo SLOT_COUNT.
+wire [SB-1:0] limit_index = level == 2'd0 ? limit0[SB-1:0] : (level == 2'd1 ? limit1[SB-1:0] : limit2[SB-1:0]);
+reg [1:0]    s1_level_reg;
+reg [SB-1:0] s1_index_reg;
+reg [SB-1:0] s1_offset_reg;
+always @(posedge clk) begin
+    s1_level_reg <= level;
+    s1_index_reg <= index;
+    s1_offset_reg <= index - limit_index - 1'b1;
+end
+
+// Stage 2: start = (pointer's slot of the level + offset) << level bits.
+wire [63:0] base = s1_level_reg == 2'd0 ? pointer
+                 : (s1_level_reg == 2'd1 ? pointer >> SB : pointer >> (2 * SB));
+wire [63:0] slot = base + {{(64-SB){1'b0}}, s1_offset_reg};
+reg [63:0] s2_start_reg;
+always @(posedge clk) begin
+    s2_start_reg <= s1_level_reg == 2'd0 ? slot : (s1_level_reg == 2'd1 ? slot << SB : slot << (2 * SB));
+end
+
+assign addr = {s1_level_reg, s1_index_reg};
+assign start = s2_start_reg;
+
+endmodule
+
+`resetall
