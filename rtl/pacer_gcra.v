@@ -31,6 +31,9 @@
  * | len             | 17    | the packet, bytes                          |
  * | burst_bytes     | 16    | register burst_bytes                       |
  * | min_gap         | 32    | register min_gap_ns (ns)                   |
+ * | word_*          |       | stage 0's TAT, gap_ready and byte_time:    |
+ * |                 |       | the QP word of the cycle before (the only  |
+ * |                 |       | load of the QP RAM's output)               |
  */
 module pacer_gcra (
     input  wire         clk,
@@ -43,7 +46,10 @@ module pacer_gcra (
     input  wire [31:0]  min_gap,
     output wire [63:0]  eligible,
     output wire [63:0]  tat_after,
-    output wire [63:0]  gap_ready_after
+    output wire [63:0]  gap_ready_after,
+    output wire [63:0]  word_tat,
+    output wire [63:0]  word_gap_ready,
+    output wire [39:0]  word_byte_time
 );
 
 localparam FRAC_BITS = 20;
@@ -161,6 +167,9 @@ end
 assign eligible = s4_eligible_reg;
 assign tat_after = s4_tat_after_reg;
 assign gap_ready_after = s5_gap_after_reg;
+assign word_tat = s0_tat_reg;
+assign word_gap_ready = s0_gap_reg;
+assign word_byte_time = s0_bt_reg;
 
 endmodule
 

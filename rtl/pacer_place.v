@@ -45,20 +45,22 @@ wire [63:0] limit1 = limit[64 +: 64];
 wire [63:0] limit2 = limit[128 +: 64];
 
 // Stage 1: the level (three comparisons side by side) and the slot's
-// offset from the pointer's slot of that level.
-wire [1:0]    level = target0 <= limit0 ? 2'd0 : (target1 <= limit1 ? 2'd1 : 2'd2);
-wire [SB-1:0] index = target0 <= limit0 ? target0[SB-1:0]
-                    : (target1 <= limit1 ? target1[SB-1:0]
-                                         : (target2 <= limit2 ? target2[SB-1:0] : limit2[SB-1:0]));
-// The pointer's slot in a level is one past its limit's, modulo SLOT_COUNT.
-wire [SB-1:0] limit_index = level == 2'd0 ? limit0[SB-1:0] : (level == 2'd1 ? limit1[SB-1:0] : limit2[SB-1:0]);
+// offset from the pointer's slot of that level (one past the level's
+// limit's, modulo SLOT_COUNT), each level's worked out beside them.
+wire          in0 = target0 <= limit0;
+wire          in1 = target1 <= limit1;
+wire          in2 = target2 <= limit2;
+wire [SB-1:0] index2 = in2 ? target2[SB-1:0] : limit2[SB-1:0];
+wire [SB-1:0] offset0 = target0[SB-1:0] - limit0[SB-1:0] - 1'b1;
+wire [SB-1:0] offset1 = target1[SB-1:0] - limit1[SB-1:0] - 1'b1;
+wire [SB-1:0] offset2 = index2 - limit2[SB-1:0] - 1'b1;
 reg [1:0]    s1_level_reg;
 reg [SB-1:0] s1_index_reg;
 reg [SB-1:0] s1_offset_reg;
 always @(posedge clk) begin
-    s1_level_reg <= level;
-    s1_index_reg <= index;
-    s1_offset_reg <= index - limit_index - 1'b1;
+    s1_level_reg <= in0 ? 2'd0 : (in1 ? 2'd1 : 2'd2);
+    s1_index_reg <= in0 ? target0[SB-1:0] : (in1 ? target1[SB-1:0] : index2);
+    s1_offset_reg <= in0 ? offset0 : (in1 ? offset1 : offset2);
 end
 
 // Stage 2: start = (pointer's slot of the level + offset) << level bits.

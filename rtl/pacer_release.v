@@ -28,6 +28,8 @@
  * | in_valid, in_*  |       | the packet's descriptor, a cycle after its |
  * |                 |       | reservation (the descriptor RAM's output)  |
  * | drop_valid, drop_* |    | a drop, in the cycle of its reservation    |
+ * | held_eligible   | 64    | stage 0's eligible: the descriptor RAM's   |
+ * |                 |       | output of the cycle before (for cascades)  |
  * | stages_empty    | 1     | no packet in the stages                    |
  * | idle            | 1     | nothing in the stages, FIFO or output      |
  * | m_rel_*         |       | roce_pacer.v's release output              |
@@ -54,6 +56,7 @@ module pacer_release #(
     input  wire [QP_INDEX_WIDTH-1:0] drop_qp,
     input  wire [16:0]               drop_len,
 
+    output wire [63:0]               held_eligible,
     output wire                      stages_empty,
     output wire                      idle,
 
@@ -181,6 +184,7 @@ always @(posedge clk) begin
 end
 
 assign room = room_reg != 0;
+assign held_eligible = s0_eligible_reg;
 assign stages_empty = in_stages_reg == 0;
 assign idle = stages_empty && fifo_empty && !out_valid_reg;
 

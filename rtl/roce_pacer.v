@@ -33,8 +33,9 @@
  * slot being served has its busy bit cleared, so the scan already looks
  * past it. Every RAM has a registered read, and every RAM output goes to a
  * register first. Cycles (SPEC.md §7.5): a packet handed over 9, a rate
- * 47 more (the division), a time advance 2; a release every 2 cycles
- * while a slot's packets are due, 4 more to start a slot, and a slot that
+ * 46 (the division; a packet of the same command alongside), a time
+ * advance 2; a release every 2 cycles while a slot's packets are due (a
+ * link RAM read per step), 3 more at a change of slot, and a slot that
  * empties waits for the scan (7 cycles after its last busy-bit change); a
  * cascade step 7. Commands wait in a 2-entry input buffer; releases in an
  * 8-entry output FIFO behind the output register (no combinational path
@@ -185,6 +186,8 @@ wire hd_valid = cmd0_valid_reg;
 reg  hd_pop;
 assign s_cmd_ready = !cmd1_valid_reg;
 wire cmd_push = s_cmd_valid && !cmd1_valid_reg;
+// The head command changes (or the watermark, at a take).
+wire hd_pop_or_load = hd_pop || (cmd_push && !cmd0_valid_reg);
 // A command with neither a rate nor a packet only moves time on.
 wire [CMD_WIDTH-1:0] cmd_in = {s_cmd_time, s_cmd_qp[QP_INDEX_WIDTH-1:0],
                                {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send),
@@ -238,14 +241,18 @@ reg [3*SLOT_COUNT-1:0] slot_busy_reg = 0, slot_busy_next;
 reg [DIW-1:0] free_head_reg = 0, free_head_next;
 reg [DIW-1:0] free_next_reg = 0, free_next_next;
 reg           free_next_ok_reg = 1'b0, free_next_ok_next;
-reg           free_fetch_reg = 1'b0;
+reg           free_fetch_reg = 1'b0, free_land_reg = 1'b0;
+// The link RAM's output, registered for the free list's fetch.
+reg [DIW-1:0] link_q_reg = 0;
 reg [DIW:0]   held_reg = 0, held_next;
 
 // The slot being served, its head and tail descriptors.
 reg [SB+1:0]  srv_addr_reg = 0;
 reg [DIW-1:0] srv_head_reg = 0, srv_head_next;
 reg [DIW-1:0] srv_tail_reg = 0;
-reg [63:0]    cas_eligible_reg = 64'd0;
+// The descriptor cascading (its eligible time is in the release stage 0).
+reg [DIW-1:0] cas_desc_reg = 0;
+wire [63:0]   cas_eligible;
 // An insert: its slot, start, whether the slot was busy, its descriptor.
 reg [SB+1:0]  ins_addr_reg = 0;
 reg           ins_busy_reg = 1'b0;
@@ -280,16 +287,28 @@ reg [SB+1:0]              slot_rd_addr, head_wr_addr, tail_wr_addr;
 reg [DIW-1:0]             head_wr_data;
 wire [DIW-1:0]            head_rd_data, tail_rd_data;
 
-// The QP word read at the take (on the RAM's output from then on).
+// The QP word read at the take, on the RAM's output from then on (into
+// the GCRA alone) and, a cycle later, in the GCRA's stage 0 (for the
+// write-back): each RAM output loads one register, next to the RAM.
 wire [39:0] qp_byte_time;
 wire [63:0] qp_tat;
 wire [63:0] qp_gap_ready;
 assign {qp_byte_time, qp_tat, qp_gap_ready} = qp_rd_data;
+wire [39:0] word_byte_time;
+wire [63:0] word_tat;
+wire [63:0] word_gap_ready;
 
 wire [63:0] hd_slot = hd_time >> SLOT_SHIFT;
 wire [63:0] wm_slot = watermark_reg >> SLOT_SHIFT;
+// Whether the next event starts by the head command's now, compared a
+// cycle ahead (for each value the next event may take) and known once the
+// head command and the watermark have stayed put for a cycle.
+reg  le_hd_reg = 1'b0, le_wm_reg = 1'b0, cmp_known_reg = 1'b0;
+// The next event is taken from the scan, or from an insert.
+reg  nxt_from_scan, nxt_from_insert;
 // The next event is due: before the next command, or at the flush.
-wire due = nxt_any_reg && (hd_valid ? (nxt_start_reg <= hd_slot || nxt_start_reg <= wm_slot) : flush);
+wire due_known = !hd_valid || cmp_known_reg;
+wire due = nxt_any_reg && (hd_valid ? le_hd_reg || le_wm_reg : flush);
 wire scan_fresh = scan_age_reg == SCAN_LATENCY;
 wire pool_full = held_reg == DESC_FULL;
 
@@ -337,21 +356,25 @@ always @* begin
     rel_reserve_drop = 1'b0;
     drop_valid = 1'b0;
     scan_restart = 1'b0;
-    prefetch = !free_next_ok_reg && !free_fetch_reg;
+    nxt_from_scan = 1'b0;
+    nxt_from_insert = 1'b0;
+    prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
     free_set = 1'b0;
 
-    qp_rd_en = 1'b0;
+    // Reads whose output nobody waits for are harmless: the enables
+    // follow the state alone.
+    qp_rd_en = state_reg == STATE_IDLE;
     qp_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
-    qp_wr_data = qp_word(qp_byte_time, qp_tat, qp_gap_ready);
-    desc_rd_en = 1'b0;
+    qp_wr_data = qp_word(word_byte_time, word_tat, word_gap_ready);
+    desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A;
     desc_wr_en = 1'b0;
     next_rd_en = prefetch;
     next_rd_addr = free_head_reg;
     next_wr_en = link_pend_reg;
     next_wr_addr = link_addr_reg;
     next_wr_data = link_data_reg;
-    slot_rd_en = 1'b0;
+    slot_rd_en = state_reg == STATE_IDLE;
     slot_rd_addr = nxt_addr_reg;
     head_wr_en = 1'b0;
     head_wr_addr = ins_addr_reg;
@@ -382,23 +405,25 @@ always @* begin
             if (!nxt_ok_reg) begin
                 // A slot emptied: the scan names the next event.
                 if (scan_fresh) begin
+                    nxt_from_scan = 1'b1;
                     nxt_ok_next = 1'b1;
                     nxt_any_next = scan_any;
                     nxt_start_next = scan_start;
                     nxt_addr_next = scan_addr;
                 end
+            end else if (!due_known) begin
+                // Wait a cycle for the comparison.
             end else if (due) begin
-                // Serve the next event's slot: read its head and tail.
+                // Serve the next event's slot: its head and tail are read.
                 if (nxt_start_reg > pointer_reg) begin
                     pointer_next = nxt_start_reg;
                 end
-                slot_rd_en = 1'b1;
                 slot_busy_next[nxt_addr_reg] = 1'b0;
                 scan_restart = 1'b1;
                 state_next = STATE_HEAD;
             end else if (hd_valid) begin
+                // Take the command (its QP's word is read).
                 hd_pop = 1'b1;
-                qp_rd_en = hd_touches;
                 div_start = hd_touches && hd_rate_valid;
                 state_next = STATE_TAKE;
             end
@@ -430,7 +455,7 @@ always @* begin
             next_rd_en = 1'b0;
             if (!cmd_rate_valid_reg || div_done_reg) begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(cmd_rate_valid_reg ? div_byte_time_reg : qp_byte_time, tat_after_reg, gap_after_reg);
+                qp_wr_data = qp_word(cmd_rate_valid_reg ? div_byte_time_reg : word_byte_time, tat_after_reg, gap_after_reg);
                 desc_wr_en = 1'b1;
                 free_head_next = free_next_reg;
                 free_next_ok_next = 1'b0;
@@ -445,6 +470,7 @@ always @* begin
                 // level on a tie).
                 if (!nxt_any_reg || place_start < nxt_start_reg
                     || (place_start == nxt_start_reg && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
+                    nxt_from_insert = 1'b1;
                     nxt_any_next = 1'b1;
                     nxt_start_next = place_start;
                     nxt_addr_next = ins_addr_reg;
@@ -455,7 +481,7 @@ always @* begin
         STATE_RATE: begin
             if (div_done_reg) begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(div_byte_time_reg, qp_tat, qp_gap_ready);
+                qp_wr_data = qp_word(div_byte_time_reg, word_tat, word_gap_ready);
                 state_next = STATE_IDLE;
             end
         end
@@ -466,7 +492,7 @@ always @* begin
                 rel_reserve_drop = 1'b1;
                 drop_valid = 1'b1;
                 qp_wr_en = cmd_rate_valid_reg;
-                qp_wr_data = qp_word(div_byte_time_reg, qp_tat, qp_gap_ready);
+                qp_wr_data = qp_word(div_byte_time_reg, word_tat, word_gap_ready);
                 state_next = STATE_IDLE;
             end
         end
@@ -478,12 +504,10 @@ always @* begin
         STATE_POP_A: begin
             // Release the head: read its descriptor and link.
             prefetch = 1'b0;
-            next_rd_en = 1'b0;
+            next_rd_en = 1'b1;
+            next_rd_addr = srv_head_reg;
             if (rel_room) begin
                 rel_reserve = 1'b1;
-                desc_rd_en = 1'b1;
-                next_rd_en = 1'b1;
-                next_rd_addr = srv_head_reg;
                 held_next = held_reg - 1'b1;
                 state_next = STATE_POP_B;
             end
@@ -504,7 +528,7 @@ always @* begin
                 // The slot is empty: the scan names the next event.
                 nxt_ok_next = 1'b0;
                 state_next = STATE_IDLE;
-            end else if (hd_valid ? (nxt_start_reg <= hd_slot || nxt_start_reg <= wm_slot) : flush) begin
+            end else if (due_known && due) begin
                 state_next = STATE_POP_A;
             end else begin
                 state_next = STATE_POP_STOP;
@@ -527,9 +551,11 @@ always @* begin
             state_next = STATE_CASCADE_B;
         end
         STATE_CASCADE_B: begin
-            // The head's descriptor and link are on the RAMs' outputs.
+            // The head's descriptor and link are on the RAMs' outputs: the
+            // slot's next head, and the descriptor (kept) going down.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
+            srv_head_next = next_rd_data;
             state_next = STATE_CASCADE_PLACE;
             step_next = 3'd0;
         end
@@ -538,9 +564,9 @@ always @* begin
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             if (step_reg == 3'd0) begin
-                head_wr_en = srv_head_reg != srv_tail_reg;
+                head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
-                head_wr_data = next_rd_data;
+                head_wr_data = srv_head_reg;
             end else begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
@@ -552,12 +578,12 @@ always @* begin
             // still the next event (the inserted one starts no earlier,
             // and is lower on a tie).
             head_wr_en = !ins_busy_reg;
-            head_wr_data = srv_head_reg;
+            head_wr_data = cas_desc_reg;
             tail_wr_en = 1'b1;
             link_pend_next = ins_busy_reg;
             slot_busy_next[ins_addr_reg] = 1'b1;
             scan_restart = 1'b1;
-            if (srv_head_reg == srv_tail_reg) begin
+            if (cas_desc_reg == srv_tail_reg) begin
                 nxt_ok_next = 1'b0;
             end else begin
                 slot_busy_next[srv_addr_reg] = 1'b1;
@@ -569,7 +595,7 @@ always @* begin
 end
 
 // The descriptor an insert links: a new one, or the one cascading.
-wire [DIW-1:0] ins_desc = state_reg == STATE_CASCADE_INSERT ? srv_head_reg : free_head_reg;
+wire [DIW-1:0] ins_desc = state_reg == STATE_CASCADE_INSERT ? cas_desc_reg : free_head_reg;
 
 always @(posedge clk) begin
     state_reg <= state_next;
@@ -585,13 +611,20 @@ always @(posedge clk) begin
     // The scan's outputs hold once the busy bits stay put long enough.
     scan_age_reg <= scan_restart ? 3'd0 : (scan_fresh ? scan_age_reg : scan_age_reg + 1'b1);
     free_head_reg <= free_head_next;
-    free_next_reg <= free_fetch_reg && !free_set ? next_rd_data : free_next_next;
-    free_next_ok_reg <= (free_fetch_reg && !free_set) || free_next_ok_next;
+    link_q_reg <= next_rd_data;
+    free_next_reg <= free_land_reg && !free_set ? link_q_reg : free_next_next;
+    free_next_ok_reg <= (free_land_reg && !free_set) || free_next_ok_next;
     free_fetch_reg <= prefetch;
+    free_land_reg <= free_fetch_reg && !free_set;
     held_reg <= held_next;
     srv_head_reg <= srv_head_next;
     link_pend_reg <= link_pend_next;
     rel_in_valid_reg <= state_reg == STATE_POP_A && rel_room;
+    le_hd_reg <= nxt_from_scan ? scan_start <= hd_slot
+               : (nxt_from_insert ? place_start <= hd_slot : nxt_start_reg <= hd_slot);
+    le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
+               : (nxt_from_insert ? place_start <= wm_slot : nxt_start_reg <= wm_slot);
+    cmp_known_reg <= !hd_pop_or_load;
 
     if (state_reg == STATE_INIT) begin
         init_addr_reg <= init_addr_reg + 1'b1;
@@ -619,7 +652,7 @@ always @(posedge clk) begin
         gap_after_reg <= gcra_gap_after;
     end
     if (state_reg == STATE_CASCADE_B) begin
-        cas_eligible_reg <= desc_eligible;
+        cas_desc_reg <= srv_head_reg;
     end
     if ((state_reg == STATE_GCRA && step_reg == 3'd5)
         || (state_reg == STATE_CASCADE_PLACE && step_reg != 3'd0)) begin
@@ -643,9 +676,11 @@ always @(posedge clk) begin
         free_head_reg <= {DIW{1'b0}};
         free_next_ok_reg <= 1'b0;
         free_fetch_reg <= 1'b0;
+        free_land_reg <= 1'b0;
         held_reg <= {(DIW+1){1'b0}};
         link_pend_reg <= 1'b0;
         rel_in_valid_reg <= 1'b0;
+        cmp_known_reg <= 1'b0;
     end
 end
 
@@ -693,7 +728,10 @@ pacer_gcra gcra_inst (
     .min_gap(cfg_min_gap),
     .eligible(gcra_eligible),
     .tat_after(gcra_tat_after),
-    .gap_ready_after(gcra_gap_after)
+    .gap_ready_after(gcra_gap_after),
+    .word_tat(word_tat),
+    .word_gap_ready(word_gap_ready),
+    .word_byte_time(word_byte_time)
 );
 
 pacer_place #(
@@ -701,7 +739,7 @@ pacer_place #(
     .SLOT_SHIFT(SLOT_SHIFT)
 ) place_inst (
     .clk(clk),
-    .eligible(place_from_cascade ? cas_eligible_reg : gcra_eligible),
+    .eligible(place_from_cascade ? cas_eligible : gcra_eligible),
     .pointer(pointer_reg),
     .limit(limit_reg),
     .addr(place_addr),
@@ -736,6 +774,7 @@ pacer_release #(
     .drop_time(now_reg),
     .drop_qp(cmd_qp_reg),
     .drop_len(cmd_len_reg),
+    .held_eligible(cas_eligible),
     .stages_empty(rel_stages_empty),
     .idle(rel_idle),
     .m_rel_valid(m_rel_valid),
