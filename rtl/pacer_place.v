@@ -4,13 +4,14 @@
 `default_nettype none
 
 /*
- * Where a packet goes in the pacer's timing wheel (SPEC.md §7.4), in two
+ * Where a packet goes in the pacer's timing wheel (SPEC.md §7.4), in three
  * stages: the lowest level whose horizon holds its eligible time's slot,
  * else level 2's last slot within its horizon (parked); and that slot's
  * start as a level-0 slot number, as the wheel scan (pacer_scan.v) would
- * find it from the pointer. Inputs at cycle c: `addr` at c+1, `start` at
- * c+2, each for one cycle. `limit` is registered by the pacer from the
- * pointer; both must be steady from c-1 to c+1.
+ * find it from the pointer. Stage 1 compares, 2 picks the level, 3 adds.
+ * Inputs at cycle c: `addr` at c+2, `start` at c+3 (as long as the
+ * inputs stay). `limit` is registered by the pacer from the pointer; the
+ * pointer must stay until c+2.
  *
  * | port     | width | meaning                                          |
  * |----------|-------|--------------------------------------------------|
@@ -44,36 +45,48 @@ wire [63:0] limit0 = limit[0 +: 64];
 wire [63:0] limit1 = limit[64 +: 64];
 wire [63:0] limit2 = limit[128 +: 64];
 
-// Stage 1: the level (three comparisons side by side) and the slot's
-// offset from the pointer's slot of that level (one past the level's
-// limit's, modulo SLOT_COUNT), each level's worked out beside them.
-wire          in0 = target0 <= limit0;
-wire          in1 = target1 <= limit1;
-wire          in2 = target2 <= limit2;
-wire [SB-1:0] index2 = in2 ? target2[SB-1:0] : limit2[SB-1:0];
-wire [SB-1:0] offset0 = target0[SB-1:0] - limit0[SB-1:0] - 1'b1;
-wire [SB-1:0] offset1 = target1[SB-1:0] - limit1[SB-1:0] - 1'b1;
-wire [SB-1:0] offset2 = index2 - limit2[SB-1:0] - 1'b1;
-reg [1:0]    s1_level_reg;
-reg [SB-1:0] s1_index_reg;
-reg [SB-1:0] s1_offset_reg;
+// Stage 1: the three comparisons, side by side.
+reg          s1_in0_reg, s1_in1_reg, s1_in2_reg;
+reg [SB-1:0] s1_target0_reg, s1_target1_reg, s1_target2_reg;
+reg [SB-1:0] s1_limit0_reg, s1_limit1_reg, s1_limit2_reg;
 always @(posedge clk) begin
-    s1_level_reg <= in0 ? 2'd0 : (in1 ? 2'd1 : 2'd2);
-    s1_index_reg <= in0 ? target0[SB-1:0] : (in1 ? target1[SB-1:0] : index2);
-    s1_offset_reg <= in0 ? offset0 : (in1 ? offset1 : offset2);
+    s1_in0_reg <= target0 <= limit0;
+    s1_in1_reg <= target1 <= limit1;
+    s1_in2_reg <= target2 <= limit2;
+    s1_target0_reg <= target0[SB-1:0];
+    s1_target1_reg <= target1[SB-1:0];
+    s1_target2_reg <= target2[SB-1:0];
+    s1_limit0_reg <= limit0[SB-1:0];
+    s1_limit1_reg <= limit1[SB-1:0];
+    s1_limit2_reg <= limit2[SB-1:0];
 end
 
-// Stage 2: start = (pointer's slot of the level + offset) << level bits.
-wire [63:0] base = s1_level_reg == 2'd0 ? pointer
-                 : (s1_level_reg == 2'd1 ? pointer >> SB : pointer >> (2 * SB));
-wire [63:0] slot = base + {{(64-SB){1'b0}}, s1_offset_reg};
-reg [63:0] s2_start_reg;
+// Stage 2: the level, and the slot's offset from the pointer's slot of
+// that level (one past the level's limit's, modulo SLOT_COUNT).
+wire [SB-1:0] index2 = s1_in2_reg ? s1_target2_reg : s1_limit2_reg;
+wire [SB-1:0] offset0 = s1_target0_reg - s1_limit0_reg - 1'b1;
+wire [SB-1:0] offset1 = s1_target1_reg - s1_limit1_reg - 1'b1;
+wire [SB-1:0] offset2 = index2 - s1_limit2_reg - 1'b1;
+reg [1:0]    s2_level_reg;
+reg [SB-1:0] s2_index_reg;
+reg [SB-1:0] s2_offset_reg;
 always @(posedge clk) begin
-    s2_start_reg <= s1_level_reg == 2'd0 ? slot : (s1_level_reg == 2'd1 ? slot << SB : slot << (2 * SB));
+    s2_level_reg <= s1_in0_reg ? 2'd0 : (s1_in1_reg ? 2'd1 : 2'd2);
+    s2_index_reg <= s1_in0_reg ? s1_target0_reg : (s1_in1_reg ? s1_target1_reg : index2);
+    s2_offset_reg <= s1_in0_reg ? offset0 : (s1_in1_reg ? offset1 : offset2);
 end
 
-assign addr = {s1_level_reg, s1_index_reg};
-assign start = s2_start_reg;
+// Stage 3: start = (pointer's slot of the level + offset) << level bits.
+wire [63:0] base = s2_level_reg == 2'd0 ? pointer
+                 : (s2_level_reg == 2'd1 ? pointer >> SB : pointer >> (2 * SB));
+wire [63:0] slot = base + {{(64-SB){1'b0}}, s2_offset_reg};
+reg [63:0] s3_start_reg;
+always @(posedge clk) begin
+    s3_start_reg <= s2_level_reg == 2'd0 ? slot : (s2_level_reg == 2'd1 ? slot << SB : slot << (2 * SB));
+end
+
+assign addr = {s2_level_reg, s2_index_reg};
+assign start = s3_start_reg;
 
 endmodule
 

@@ -166,7 +166,8 @@ localparam [3:0]
     STATE_CASCADE_A = 4'd11,
     STATE_CASCADE_B = 4'd12,
     STATE_CASCADE_PLACE = 4'd13,
-    STATE_CASCADE_INSERT = 4'd14;
+    STATE_CASCADE_INSERT = 4'd14,
+    STATE_SETTLE = 4'd15;
 
 reg [3:0]  state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0;
@@ -222,8 +223,15 @@ reg        cmd_full_reg;
 reg [63:0] now_reg;
 
 reg [63:0] watermark_reg = 64'd0;
-// Absolute number of the level-0 slot being served.
-reg [63:0] pointer_reg = 64'd0, pointer_next;
+// Absolute number of the level-0 slot being served. It is raised to a
+// candidate (a served slot's start, a command's now) in three steps: the
+// candidate, the comparison, the raise; the next raise starts two cycles
+// after one (the scan needs no fresh pointer: a raise passes no busy slot).
+reg [63:0] pointer_reg = 64'd0;
+reg        raise_reg = 1'b0, raise2_reg = 1'b0, raise2_gt_reg = 1'b0;
+reg [63:0] raise_cand_reg = 64'd0, raise2_cand_reg = 64'd0;
+reg        raise_next;
+reg [63:0] raise_cand_next;
 // Each level's last slot within its horizon (pacer_place.v).
 reg [3*64-1:0] limit_reg;
 
@@ -338,7 +346,8 @@ reg  free_set;
 always @* begin
     state_next = state_reg;
     step_next = step_reg + 1'b1;
-    pointer_next = pointer_reg;
+    raise_next = 1'b0;
+    raise_cand_next = nxt_start_reg;
     nxt_ok_next = nxt_ok_reg;
     nxt_any_next = nxt_any_reg;
     nxt_start_next = nxt_start_reg;
@@ -415,9 +424,7 @@ always @* begin
                 // Wait a cycle for the comparison.
             end else if (due) begin
                 // Serve the next event's slot: its head and tail are read.
-                if (nxt_start_reg > pointer_reg) begin
-                    pointer_next = nxt_start_reg;
-                end
+                raise_next = 1'b1;
                 slot_busy_next[nxt_addr_reg] = 1'b0;
                 scan_restart = 1'b1;
                 state_next = STATE_HEAD;
@@ -430,20 +437,19 @@ always @* begin
         end
         STATE_TAKE: begin
             // The QP's word is on the RAM's output: into the GCRA.
-            if (now_reg >> SLOT_SHIFT > pointer_reg) begin
-                pointer_next = now_reg >> SLOT_SHIFT;
-            end
+            raise_next = 1'b1;
+            raise_cand_next = now_reg >> SLOT_SHIFT;
             step_next = 3'd0;
             if (!cmd_send_reg) begin
-                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
+                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_SETTLE;
             end else begin
                 state_next = cmd_full_reg ? STATE_DROP : STATE_GCRA;
             end
         end
         STATE_GCRA: begin
-            // Step 4: eligible and TAT' (into the placement); 5: gap_ready'
-            // and the slot (its old tail read); the slot's start next.
-            if (step_reg == 3'd5) begin
+            // Step 4: eligible and TAT' (into the placement); 6: the slot
+            // (its old tail read); the slot's start next.
+            if (step_reg == 3'd6) begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
                 state_next = STATE_INSERT;
@@ -560,14 +566,14 @@ always @* begin
             step_next = 3'd0;
         end
         STATE_CASCADE_PLACE: begin
-            // Unlink the head; place it (its slot at step 1).
+            // Unlink the head; place it (its slot at step 2).
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             if (step_reg == 3'd0) begin
                 head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
                 head_wr_data = srv_head_reg;
-            end else begin
+            end else if (step_reg == 3'd2) begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
                 state_next = STATE_CASCADE_INSERT;
@@ -590,6 +596,10 @@ always @* begin
             end
             state_next = STATE_IDLE;
         end
+        STATE_SETTLE: begin
+            // A time advance: its raise of the pointer lands.
+            state_next = STATE_IDLE;
+        end
         default: state_next = STATE_IDLE;
     endcase
 end
@@ -600,7 +610,14 @@ wire [DIW-1:0] ins_desc = state_reg == STATE_CASCADE_INSERT ? cas_desc_reg : fre
 always @(posedge clk) begin
     state_reg <= state_next;
     step_reg <= step_next;
-    pointer_reg <= pointer_next;
+    raise_reg <= raise_next;
+    raise_cand_reg <= raise_cand_next;
+    raise2_reg <= raise_reg;
+    raise2_cand_reg <= raise_cand_reg;
+    raise2_gt_reg <= raise_cand_reg > pointer_reg;
+    if (raise2_reg && raise2_gt_reg) begin
+        pointer_reg <= raise2_cand_reg;
+    end
     limit_reg <= {(pointer_reg >> (2 * SB)) + HORIZON_SPAN, (pointer_reg >> SB) + HORIZON_SPAN,
                   pointer_reg + HORIZON_SPAN};
     nxt_ok_reg <= nxt_ok_next;
@@ -646,7 +663,7 @@ always @(posedge clk) begin
     end
     // The GCRA's outputs hold from step 4 (eligible, TAT') and 5
     // (gap_ready') until the next command is taken.
-    if (state_reg == STATE_GCRA && step_reg == 3'd5) begin
+    if (state_reg == STATE_GCRA && step_reg == 3'd6) begin
         elig_reg <= gcra_eligible;
         tat_after_reg <= gcra_tat_after;
         gap_after_reg <= gcra_gap_after;
@@ -654,8 +671,8 @@ always @(posedge clk) begin
     if (state_reg == STATE_CASCADE_B) begin
         cas_desc_reg <= srv_head_reg;
     end
-    if ((state_reg == STATE_GCRA && step_reg == 3'd5)
-        || (state_reg == STATE_CASCADE_PLACE && step_reg != 3'd0)) begin
+    if ((state_reg == STATE_GCRA && step_reg == 3'd6)
+        || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd2)) begin
         ins_addr_reg <= place_addr;
         ins_busy_reg <= slot_busy_reg[place_addr];
     end
@@ -669,6 +686,8 @@ always @(posedge clk) begin
         init_addr_reg <= 32'd0;
         watermark_reg <= 64'd0;
         pointer_reg <= 64'd0;
+        raise_reg <= 1'b0;
+        raise2_reg <= 1'b0;
         nxt_ok_reg <= 1'b0;
         nxt_any_reg <= 1'b0;
         scan_age_reg <= 3'd0;
