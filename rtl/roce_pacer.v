@@ -171,6 +171,8 @@ localparam [3:0]
 
 reg [3:0]  state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0;
+// The sweep is still below QP_COUNT, below DESC_COUNT.
+reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
 reg [2:0]  step_reg = 3'd0, step_next;
 
 // The input buffer: two entries, ready from a register.
@@ -284,6 +286,9 @@ reg        div_start;
 reg                       qp_rd_en, qp_wr_en;
 reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr;
 reg [QP_WORD_WIDTH-1:0]   qp_wr_data;
+reg                       qp_wr_en_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr_reg;
+reg [QP_WORD_WIDTH-1:0]   qp_wr_data_reg;
 wire [QP_WORD_WIDTH-1:0]  qp_rd_data;
 reg                       desc_rd_en, desc_wr_en;
 wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
@@ -394,14 +399,14 @@ always @* begin
     case (state_reg)
         STATE_INIT: begin
             // Every QP at the start rate; every descriptor on the free list.
-            if (init_addr_reg < QP_COUNT) begin
+            if (init_qp_reg) begin
                 qp_wr_en = 1'b1;
                 qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
                 qp_wr_data = qp_word(cfg_start_byte_time, 64'd0, 64'd0);
             end
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            if (init_addr_reg < DESC_COUNT) begin
+            if (init_desc_reg) begin
                 next_wr_en = 1'b1;
                 next_wr_addr = init_addr_reg[DIW-1:0];
                 next_wr_data = init_addr_reg[DIW-1:0] + 1'b1;
@@ -452,6 +457,10 @@ always @* begin
             if (step_reg == 3'd6) begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
+                // The QP's new TAT and gap_ready (with a new rate: once
+                // divided).
+                qp_wr_en = !cmd_rate_valid_reg;
+                qp_wr_data = qp_word(word_byte_time, gcra_tat_after, gcra_gap_after);
                 state_next = STATE_INSERT;
             end
         end
@@ -459,9 +468,7 @@ always @* begin
             // The slot's old tail is on the tail RAM's output.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            if (!cmd_rate_valid_reg || div_done_reg) begin
-                qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(cmd_rate_valid_reg ? div_byte_time_reg : word_byte_time, tat_after_reg, gap_after_reg);
+            begin
                 desc_wr_en = 1'b1;
                 free_head_next = free_next_reg;
                 free_next_ok_next = 1'b0;
@@ -481,25 +488,26 @@ always @* begin
                     nxt_start_next = place_start;
                     nxt_addr_next = ins_addr_reg;
                 end
-                state_next = STATE_IDLE;
+                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
             end
         end
         STATE_RATE: begin
+            // The new byte time, with the packet's TAT and gap_ready if
+            // one was handed over.
             if (div_done_reg) begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(div_byte_time_reg, word_tat, word_gap_ready);
-                state_next = STATE_IDLE;
+                qp_wr_data = qp_word(div_byte_time_reg, cmd_send_reg && !cmd_full_reg ? tat_after_reg : word_tat,
+                                     cmd_send_reg && !cmd_full_reg ? gap_after_reg : word_gap_ready);
+                state_next = STATE_SETTLE;
             end
         end
         STATE_DROP: begin
             // After every release decided before it, and the new rate.
-            if (rel_stages_empty && rel_room && (!cmd_rate_valid_reg || div_done_reg)) begin
+            if (rel_stages_empty && rel_room) begin
                 rel_reserve = 1'b1;
                 rel_reserve_drop = 1'b1;
                 drop_valid = 1'b1;
-                qp_wr_en = cmd_rate_valid_reg;
-                qp_wr_data = qp_word(div_byte_time_reg, word_tat, word_gap_ready);
-                state_next = STATE_IDLE;
+                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
             end
         end
         STATE_HEAD: begin
@@ -597,7 +605,8 @@ always @* begin
             state_next = STATE_IDLE;
         end
         STATE_SETTLE: begin
-            // A time advance: its raise of the pointer lands.
+            // A time advance's raise of the pointer, or a rate's write of
+            // the QP word, lands.
             state_next = STATE_IDLE;
         end
         default: state_next = STATE_IDLE;
@@ -645,7 +654,19 @@ always @(posedge clk) begin
 
     if (state_reg == STATE_INIT) begin
         init_addr_reg <= init_addr_reg + 1'b1;
+        if (init_addr_reg == QP_COUNT - 1) begin
+            init_qp_reg <= 1'b0;
+        end
+        if (init_addr_reg == DESC_COUNT - 1) begin
+            init_desc_reg <= 1'b0;
+        end
     end
+    // The QP RAM's write port is registered (its enable reaches 40 block
+    // RAMs): a word is written the cycle after it is decided, before the
+    // next take reads it.
+    qp_wr_en_reg <= qp_wr_en;
+    qp_wr_addr_reg <= qp_wr_addr;
+    qp_wr_data_reg <= qp_wr_data;
     if (hd_pop) begin
         cmd_qp_reg <= hd_qp;
         cmd_rate_valid_reg <= hd_touches && hd_rate_valid;
@@ -684,6 +705,9 @@ always @(posedge clk) begin
     if (rst) begin
         state_reg <= STATE_INIT;
         init_addr_reg <= 32'd0;
+        init_qp_reg <= 1'b1;
+        init_desc_reg <= 1'b1;
+        qp_wr_en_reg <= 1'b0;
         watermark_reg <= 64'd0;
         pointer_reg <= 64'd0;
         raise_reg <= 1'b0;
@@ -807,7 +831,7 @@ pacer_release #(
 // RAMs: QP words, descriptors, links, slot heads and tails.
 qp_state_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH)) qp_ram_inst (
     .clk(clk), .rd_en(qp_rd_en), .rd_addr(hd_qp), .rd_data(qp_rd_data),
-    .wr_en(qp_wr_en), .wr_addr(qp_wr_addr), .wr_data(qp_wr_data)
+    .wr_en(qp_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(qp_wr_data_reg)
 );
 qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) desc_ram_inst (
     .clk(clk), .rd_en(desc_rd_en), .rd_addr(srv_head_reg), .rd_data(desc_rd_data),
