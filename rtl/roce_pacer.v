@@ -246,7 +246,13 @@ reg [2:0]  scan_age_reg = 3'd0;
 wire       scan_any;
 wire [63:0] scan_start;
 wire [SB+1:0] scan_addr;
-reg [3*SLOT_COUNT-1:0] slot_busy_reg = 0, slot_busy_next;
+reg [3*SLOT_COUNT-1:0] slot_busy_reg = 0;
+// Busy-bit writes, applied the cycle after they are decided: a clear (the
+// slot served) and two sets (a slot inserted into, the slot served given
+// back with packets left). Nothing reads a bit in that cycle.
+reg          busy_clr_next, busy_set_next, busy_back_next;
+reg          busy_clr_reg = 1'b0, busy_set_reg = 1'b0, busy_back_reg = 1'b0;
+reg [SB+1:0] busy_clr_addr_reg = 0, busy_set_addr_reg = 0, busy_back_addr_reg = 0;
 
 reg [DIW-1:0] free_head_reg = 0, free_head_next;
 reg [DIW-1:0] free_next_reg = 0, free_next_next;
@@ -322,7 +328,27 @@ reg  nxt_from_scan, nxt_from_insert;
 // The next event is due: before the next command, or at the flush.
 wire due_known = !hd_valid || cmp_known_reg;
 wire due = nxt_any_reg && (hd_valid ? le_hd_reg || le_wm_reg : flush);
-wire scan_fresh = scan_age_reg == SCAN_LATENCY;
+wire busy_pending = busy_clr_reg || busy_set_reg || busy_back_reg;
+
+// Each bit decodes the three writes' addresses ({level, slot} is the bit's
+// index).
+genvar busy_bit;
+generate
+    for (busy_bit = 0; busy_bit < 3 * SLOT_COUNT; busy_bit = busy_bit + 1) begin : g_busy
+        localparam [SB+1:0] BIT_ADDR = busy_bit;
+        always @(posedge clk) begin
+            if ((busy_set_reg && busy_set_addr_reg == BIT_ADDR) || (busy_back_reg && busy_back_addr_reg == BIT_ADDR)) begin
+                slot_busy_reg[busy_bit] <= 1'b1;
+            end else if (busy_clr_reg && busy_clr_addr_reg == BIT_ADDR) begin
+                slot_busy_reg[busy_bit] <= 1'b0;
+            end
+            if (rst) begin
+                slot_busy_reg[busy_bit] <= 1'b0;
+            end
+        end
+    end
+endgenerate
+wire scan_fresh = scan_age_reg == SCAN_LATENCY && !busy_pending;
 wire pool_full = held_reg == DESC_FULL;
 
 // The release stages and output.
@@ -340,8 +366,6 @@ wire [SB+1:0] place_addr;
 wire [63:0] place_start;
 // The placement's packet: the cascading one, else the GCRA's.
 wire place_from_cascade = state_reg == STATE_CASCADE_PLACE || state_reg == STATE_CASCADE_INSERT;
-// A busy bit is written: the scan starts over.
-reg  scan_restart;
 // The free list's second entry is fetched whenever the link RAM's read
 // port is free and the head stays.
 reg  prefetch;
@@ -357,7 +381,9 @@ always @* begin
     nxt_any_next = nxt_any_reg;
     nxt_start_next = nxt_start_reg;
     nxt_addr_next = nxt_addr_reg;
-    slot_busy_next = slot_busy_reg;
+    busy_clr_next = 1'b0;
+    busy_set_next = 1'b0;
+    busy_back_next = 1'b0;
     free_head_next = free_head_reg;
     free_next_next = free_next_reg;
     free_next_ok_next = free_next_ok_reg;
@@ -369,7 +395,6 @@ always @* begin
     rel_reserve = 1'b0;
     rel_reserve_drop = 1'b0;
     drop_valid = 1'b0;
-    scan_restart = 1'b0;
     nxt_from_scan = 1'b0;
     nxt_from_insert = 1'b0;
     prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
@@ -430,8 +455,7 @@ always @* begin
             end else if (due) begin
                 // Serve the next event's slot: its head and tail are read.
                 raise_next = 1'b1;
-                slot_busy_next[nxt_addr_reg] = 1'b0;
-                scan_restart = 1'b1;
+                busy_clr_next = 1'b1;
                 state_next = STATE_HEAD;
             end else if (hd_valid) begin
                 // Take the command (its QP's word is read).
@@ -468,28 +492,25 @@ always @* begin
             // The slot's old tail is on the tail RAM's output.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            begin
-                desc_wr_en = 1'b1;
-                free_head_next = free_next_reg;
-                free_next_ok_next = 1'b0;
-                free_set = 1'b1;
-                held_next = held_reg + 1'b1;
-                head_wr_en = !ins_busy_reg;
-                tail_wr_en = 1'b1;
-                link_pend_next = ins_busy_reg;
-                slot_busy_next[ins_addr_reg] = 1'b1;
-                scan_restart = 1'b1;
-                // The next event: this slot if it starts first (the higher
-                // level on a tie).
-                if (!nxt_any_reg || place_start < nxt_start_reg
-                    || (place_start == nxt_start_reg && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
-                    nxt_from_insert = 1'b1;
-                    nxt_any_next = 1'b1;
-                    nxt_start_next = place_start;
-                    nxt_addr_next = ins_addr_reg;
-                end
-                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
+            desc_wr_en = 1'b1;
+            free_head_next = free_next_reg;
+            free_next_ok_next = 1'b0;
+            free_set = 1'b1;
+            held_next = held_reg + 1'b1;
+            head_wr_en = !ins_busy_reg;
+            tail_wr_en = 1'b1;
+            link_pend_next = ins_busy_reg;
+            busy_set_next = 1'b1;
+            // The next event: this slot if it starts first (the higher
+            // level on a tie).
+            if (!nxt_any_reg || place_start < nxt_start_reg
+                || (place_start == nxt_start_reg && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
+                nxt_from_insert = 1'b1;
+                nxt_any_next = 1'b1;
+                nxt_start_next = place_start;
+                nxt_addr_next = ins_addr_reg;
             end
+            state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
         end
         STATE_RATE: begin
             // The new byte time, with the packet's TAT and gap_ready if
@@ -553,8 +574,7 @@ always @* begin
             head_wr_en = 1'b1;
             head_wr_addr = srv_addr_reg;
             head_wr_data = srv_head_reg;
-            slot_busy_next[srv_addr_reg] = 1'b1;
-            scan_restart = 1'b1;
+            busy_back_next = 1'b1;
             state_next = STATE_IDLE;
         end
         STATE_CASCADE_A: begin
@@ -595,12 +615,11 @@ always @* begin
             head_wr_data = cas_desc_reg;
             tail_wr_en = 1'b1;
             link_pend_next = ins_busy_reg;
-            slot_busy_next[ins_addr_reg] = 1'b1;
-            scan_restart = 1'b1;
+            busy_set_next = 1'b1;
             if (cas_desc_reg == srv_tail_reg) begin
                 nxt_ok_next = 1'b0;
             end else begin
-                slot_busy_next[srv_addr_reg] = 1'b1;
+                busy_back_next = 1'b1;
             end
             state_next = STATE_IDLE;
         end
@@ -633,9 +652,15 @@ always @(posedge clk) begin
     nxt_any_reg <= nxt_any_next;
     nxt_start_reg <= nxt_start_next;
     nxt_addr_reg <= nxt_addr_next;
-    slot_busy_reg <= slot_busy_next;
+    busy_clr_reg <= busy_clr_next;
+    busy_set_reg <= busy_set_next;
+    busy_back_reg <= busy_back_next;
+    busy_clr_addr_reg <= nxt_addr_reg;
+    busy_set_addr_reg <= ins_addr_reg;
+    busy_back_addr_reg <= srv_addr_reg;
     // The scan's outputs hold once the busy bits stay put long enough.
-    scan_age_reg <= scan_restart ? 3'd0 : (scan_fresh ? scan_age_reg : scan_age_reg + 1'b1);
+    // The scan starts over as busy bits change.
+    scan_age_reg <= busy_pending ? 3'd0 : (scan_age_reg == SCAN_LATENCY ? scan_age_reg : scan_age_reg + 1'b1);
     free_head_reg <= free_head_next;
     link_q_reg <= next_rd_data;
     free_next_reg <= free_land_reg && !free_set ? link_q_reg : free_next_next;
@@ -715,7 +740,9 @@ always @(posedge clk) begin
         nxt_ok_reg <= 1'b0;
         nxt_any_reg <= 1'b0;
         scan_age_reg <= 3'd0;
-        slot_busy_reg <= {(3*SLOT_COUNT){1'b0}};
+        busy_clr_reg <= 1'b0;
+        busy_set_reg <= 1'b0;
+        busy_back_reg <= 1'b0;
         free_head_reg <= {DIW{1'b0}};
         free_next_ok_reg <= 1'b0;
         free_fetch_reg <= 1'b0;
