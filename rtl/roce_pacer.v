@@ -363,6 +363,7 @@ assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
 // The GCRA and placement pipelines.
 wire [63:0] gcra_eligible, gcra_tat_after, gcra_gap_after;
 wire [SB+1:0] place_addr;
+wire          place_addr_busy;
 wire [63:0] place_start;
 // The placement's packet: the cascading one, else the GCRA's.
 wire place_from_cascade = state_reg == STATE_CASCADE_PLACE || state_reg == STATE_CASCADE_INSERT;
@@ -720,7 +721,7 @@ always @(posedge clk) begin
     if ((state_reg == STATE_GCRA && step_reg == 3'd6)
         || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd2)) begin
         ins_addr_reg <= place_addr;
-        ins_busy_reg <= slot_busy_reg[place_addr];
+        ins_busy_reg <= place_addr_busy;
     end
     if (state_reg == STATE_INSERT || state_reg == STATE_CASCADE_INSERT) begin
         link_addr_reg <= tail_rd_data;
@@ -812,7 +813,9 @@ pacer_place #(
     .eligible(place_from_cascade ? cas_eligible : gcra_eligible),
     .pointer(pointer_reg),
     .limit(limit_reg),
+    .busy(slot_busy_reg),
     .addr(place_addr),
+    .addr_busy(place_addr_busy),
     .start(place_start)
 );
 
@@ -855,16 +858,17 @@ pacer_release #(
     .m_rel_drop(m_rel_drop)
 );
 
-// RAMs: QP words, descriptors, links, slot heads and tails.
-qp_state_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH)) qp_ram_inst (
+// RAMs: QP words, descriptors and links (4-bit columns, pacer_ram.v),
+// slot heads and tails.
+pacer_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH)) qp_ram_inst (
     .clk(clk), .rd_en(qp_rd_en), .rd_addr(hd_qp), .rd_data(qp_rd_data),
     .wr_en(qp_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(qp_wr_data_reg)
 );
-qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) desc_ram_inst (
+pacer_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) desc_ram_inst (
     .clk(clk), .rd_en(desc_rd_en), .rd_addr(srv_head_reg), .rd_data(desc_rd_data),
     .wr_en(desc_wr_en), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
 );
-qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) next_ram_inst (
+pacer_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) next_ram_inst (
     .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(next_rd_data),
     .wr_en(next_wr_en), .wr_addr(next_wr_addr), .wr_data(next_wr_data)
 );
