@@ -31,15 +31,15 @@
  * packet updates it with one comparison; when a slot empties, the wheel
  * scan (pacer_scan.v, 6 stages over the busy bits) gives the new one. A
  * slot being served has its busy bit cleared, so the scan already looks
- * past it. Every RAM has a registered read, and every RAM output goes to a
- * register first. Cycles (SPEC.md §7.5): a packet handed over 9, a rate
- * 46 (the division; a packet of the same command alongside), a time
- * advance 2; a release every 2 cycles while a slot's packets are due (a
- * link RAM read per step), 3 more at a change of slot, and a slot that
- * empties waits for the scan (7 cycles after its last busy-bit change); a
- * cascade step 7. Commands wait in a 2-entry input buffer; releases in an
- * 8-entry output FIFO behind the output register (no combinational path
- * between the two sides).
+ * past it. Every RAM has a registered read, and every RAM output loads
+ * one register first. Cycles (SPEC.md §7.5): a packet handed over 10, a
+ * rate 47 (the division; a packet of the same command alongside), a time
+ * advance 3; a release every 3 cycles while a slot's packets are due (a
+ * link RAM read and its register per step), 2 more at a change of slot,
+ * and a slot that empties waits for the scan (fresh 8 cycles after the
+ * decision that cleared its busy bit); a cascade step 8. Commands wait in a 2-entry
+ * input buffer; releases in an 8-entry output FIFO behind the output
+ * register (no combinational path between the two sides).
  *
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
@@ -151,25 +151,26 @@ function [QP_WORD_WIDTH-1:0] qp_word(input [39:0] byte_time, input [63:0] tat, i
     qp_word = {byte_time, tat, gap_ready};
 endfunction
 
-localparam [3:0]
-    STATE_INIT = 4'd0,
-    STATE_IDLE = 4'd1,
-    STATE_TAKE = 4'd2,
-    STATE_GCRA = 4'd3,
-    STATE_INSERT = 4'd4,
-    STATE_RATE = 4'd5,
-    STATE_DROP = 4'd6,
-    STATE_HEAD = 4'd7,
-    STATE_POP_A = 4'd8,
-    STATE_POP_B = 4'd9,
-    STATE_POP_STOP = 4'd10,
-    STATE_CASCADE_A = 4'd11,
-    STATE_CASCADE_B = 4'd12,
-    STATE_CASCADE_PLACE = 4'd13,
-    STATE_CASCADE_INSERT = 4'd14,
-    STATE_SETTLE = 4'd15;
+localparam [4:0]
+    STATE_INIT = 5'd0,
+    STATE_IDLE = 5'd1,
+    STATE_TAKE = 5'd2,
+    STATE_GCRA = 5'd3,
+    STATE_INSERT = 5'd4,
+    STATE_RATE = 5'd5,
+    STATE_DROP = 5'd6,
+    STATE_HEAD = 5'd7,
+    STATE_POP_A = 5'd8,
+    STATE_POP_B = 5'd9,
+    STATE_POP_STOP = 5'd10,
+    STATE_CASCADE_A = 5'd11,
+    STATE_CASCADE_B = 5'd12,
+    STATE_CASCADE_PLACE = 5'd13,
+    STATE_CASCADE_INSERT = 5'd14,
+    STATE_SETTLE = 5'd15,
+    STATE_POP_C = 5'd16;
 
-reg [3:0]  state_reg = STATE_INIT, state_next;
+reg [4:0]  state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0;
 // The sweep is still below QP_COUNT, below DESC_COUNT.
 reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
@@ -258,7 +259,8 @@ reg [DIW-1:0] free_head_reg = 0, free_head_next;
 reg [DIW-1:0] free_next_reg = 0, free_next_next;
 reg           free_next_ok_reg = 1'b0, free_next_ok_next;
 reg           free_fetch_reg = 1'b0, free_land_reg = 1'b0;
-// The link RAM's output, registered for the free list's fetch.
+// The link RAM's output, registered (its only load): the next head of a
+// slot being served, the free list's fetch.
 reg [DIW-1:0] link_q_reg = 0;
 reg [DIW:0]   held_reg = 0, held_next;
 
@@ -549,10 +551,10 @@ always @* begin
             end
         end
         STATE_POP_B: begin
-            // Its link is on the RAM's output; it goes onto the free list.
+            // Its link is on the RAM's output (into link_q_reg, next to the
+            // RAM); it goes onto the free list.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            srv_head_next = next_rd_data;
             next_wr_en = 1'b1;
             next_wr_addr = srv_head_reg;
             next_wr_data = free_head_reg;
@@ -564,11 +566,14 @@ always @* begin
                 // The slot is empty: the scan names the next event.
                 nxt_ok_next = 1'b0;
                 state_next = STATE_IDLE;
-            end else if (due_known && due) begin
-                state_next = STATE_POP_A;
             end else begin
-                state_next = STATE_POP_STOP;
+                state_next = STATE_POP_C;
             end
+        end
+        STATE_POP_C: begin
+            // The slot's next head, from the link's register.
+            srv_head_next = link_q_reg;
+            state_next = due_known && due ? STATE_POP_A : STATE_POP_STOP;
         end
         STATE_POP_STOP: begin
             // Packets left, not yet due: the slot keeps its new head.
@@ -590,7 +595,6 @@ always @* begin
             // slot's next head, and the descriptor (kept) going down.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            srv_head_next = next_rd_data;
             state_next = STATE_CASCADE_PLACE;
             step_next = 3'd0;
         end
@@ -599,9 +603,11 @@ always @* begin
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             if (step_reg == 3'd0) begin
+                // The slot's next head, from the link's register.
+                srv_head_next = link_q_reg;
                 head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
-                head_wr_data = srv_head_reg;
+                head_wr_data = link_q_reg;
             end else if (step_reg == 3'd2) begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
