@@ -10,30 +10,40 @@
  *
  * Carousel-style. A packet gets its eligible time when it is handed over:
  * GCRA on the QP's theoretical arrival time (TAT) with a burst allowance,
- * and a minimum gap to the QP's previous packet. It then waits in a timing
- * wheel of SLOT_COUNT slots of 2^SLOT_SHIFT ns, each a FIFO (linked list of
- * packet descriptors). The wheel is served in slot order, the first busy
- * slot found by a priority encoder over the slot-busy bits; a packet leaves
- * at its eligible time or when the link is free (aggregate line-rate cap),
- * whichever is later. Three levels: each level above 0 has as many slots,
- * each as wide as the whole level below (its horizon); a packet goes into
- * the lowest level whose horizon holds it (level 2's last slot beyond
- * that) and cascades down when time reaches its slot, higher levels first
- * among slots of the same start. Slot heads, tails and busy bits of all
- * levels share one array each, addressed {level, slot} (a fourth quarter
- * unused).
+ * and a minimum gap to the QP's previous packet (pacer_gcra.v). It then
+ * waits in a timing wheel of SLOT_COUNT slots of 2^SLOT_SHIFT ns, each a
+ * FIFO (linked list of packet descriptors). Three levels: each level above
+ * 0 has as many slots, each as wide as the whole level below (its
+ * horizon); a packet goes into the lowest level whose horizon holds it
+ * (level 2's last slot beyond that; pacer_place.v) and cascades down when
+ * time reaches its slot, higher levels first among slots of the same
+ * start. The wheel is served in slot order; a packet leaves at its
+ * eligible time or when the link is free (aggregate line-rate cap),
+ * whichever is later (pacer_release.v). Slot heads and tails of all levels
+ * share one RAM each, addressed {level, slot} (a fourth quarter unused).
  *
  * Time is virtual, carried by the commands: a slot is served once a command
- * whose tick is at or past the slot's start is on offer (before that command
- * is taken), or while `flush` is high. The schedule so depends on the
- * commands alone, never on cycles.
+ * whose tick is at or past the slot's start is next (before that command
+ * is taken), or while `flush` is high and no command waits. The schedule
+ * so depends on the commands alone, never on cycles.
+ *
+ * The next event (the first busy slot) is kept in registers: an inserted
+ * packet updates it with one comparison; when a slot empties, the wheel
+ * scan (pacer_scan.v, 6 stages over the busy bits) gives the new one. A
+ * slot being served has its busy bit cleared, so the scan already looks
+ * past it. Every RAM has a registered read, and every RAM output loads
+ * one register first. Cycles (SPEC.md §7.5): a packet handed over 10, a
+ * rate 47 (the division; a packet of the same command alongside), a time
+ * advance 3; a release every 3 cycles while a slot's packets are due (a
+ * link RAM read and its register per step), 2 more at a change of slot,
+ * and a slot that empties waits for the scan (fresh 8 cycles after the
+ * decision that cleared its busy bit); a cascade step 8. Commands wait in a 2-entry
+ * input buffer; releases in an 8-entry output FIFO behind the output
+ * register (no combinational path between the two sides).
  *
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
- * restoring division (8e6 * 2^20 / kb/s); a packet handed over takes 2
- * cycles, a cascade step 3; a release 1 while packets wait in the slots due
- * (the next decision is made in the cycle of a release), 2 after a pause
- * (at most one release per cycle).
+ * restoring division (8e6 * 2^20 / kb/s) and a rounding cycle.
  *
  * | port                | width | meaning                                       |
  * |---------------------|-------|-----------------------------------------------|
@@ -53,14 +63,14 @@
  * | m_rel_qp, m_rel_len | 24,17 | the packet                                    |
  * | m_rel_drop          | 1     | refused: DESC_COUNT packets already held      |
  * | busy                | 1     | packets held, or work in flight               |
- * | active              | 1     | work in flight (a step or a release on offer) |
- * | next_busy_valid     | 1     | idle, packets held: ...                       |
+ * | active              | 1     | work in flight (a command, a step, a release) |
+ * | next_busy_valid     | 1     | not active, packets held: ...                 |
  * | next_busy_time      | 64    | ... the start tick of the first busy slot,    |
  * |                     |       | when a driver must next advance time          |
  *
- * QP RAM word: byte_time 40, tat 64, gap_ready 64. Descriptor RAM word:
- * qp, len 17, eligible 64; descriptor links, slot heads and tails are
- * small asynchronous-read RAMs (LUT RAM), one write port each.
+ * QP RAM word: byte_time 40, tat 64, gap_ready 64 (packed and unpacked in
+ * one place below). Descriptor RAM word: qp, len 17, eligible 64. Links,
+ * slot heads and tails: RAMs of descriptor indices. All block RAM.
  */
 module roce_pacer #(
     parameter QP_COUNT = 4096,
@@ -105,8 +115,8 @@ wire [`CFG_START_BYTE_TIME_W-1:0] cfg_start_byte_time = cfg[`CFG_START_BYTE_TIME
 wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
-localparam SLOT_INDEX_WIDTH = $clog2(SLOT_COUNT);
-localparam DESC_INDEX_WIDTH = $clog2(DESC_COUNT);
+localparam SB = $clog2(SLOT_COUNT);
+localparam DIW = $clog2(DESC_COUNT);
 localparam FRAC_BITS = 20;
 localparam QP_WORD_WIDTH = 40 + 64 + 64;
 localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64;
@@ -114,510 +124,774 @@ localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
 // 8e6 ns per byte per kb/s, Q.20: the dividend of every byte time.
 localparam [42:0] BYTE_TIME_NUMERATOR = 43'd8388608000000;
 localparam [31:0] MIN_PACED_RATE = 32'd10;
-// The last slot within the horizon, relative to the slot served.
 localparam [63:0] HORIZON_SPAN = {32'd0, SLOT_COUNT[31:0] - 32'd1};
-localparam [DESC_INDEX_WIDTH:0] DESC_FULL = DESC_COUNT[DESC_INDEX_WIDTH:0];
+localparam [DIW:0] DESC_FULL = DESC_COUNT[DIW:0];
+// pacer_scan.v's stages.
+localparam [2:0] SCAN_LATENCY = 3'd6;
 
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
 generate
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
-        $error("roce_pacer: QP_COUNT must be 1..2^24");
+        roce_pacer_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
     end
-    if (SLOT_COUNT < 2 || (SLOT_COUNT & (SLOT_COUNT - 1)) != 0) begin : g_bad_slot_count
-        $error("roce_pacer: SLOT_COUNT must be a power of 2, at least 2");
+    if (SLOT_COUNT < 2 || (SLOT_COUNT & (SLOT_COUNT - 1)) != 0 || SLOT_COUNT > 4096) begin : g_bad_slot_count
+        roce_pacer_SLOT_COUNT_must_be_a_power_of_2_from_2_to_4096 bad_slot_count();
     end
     if (DESC_COUNT < 2 || (DESC_COUNT & (DESC_COUNT - 1)) != 0 || DESC_COUNT > (1 << 20)) begin : g_bad_desc_count
-        $error("roce_pacer: DESC_COUNT must be a power of 2, 2..2^20");
+        roce_pacer_DESC_COUNT_must_be_a_power_of_2_from_2_to_2_pow_20 bad_desc_count();
     end
     if (SLOT_SHIFT < 0 || SLOT_SHIFT > 20) begin : g_bad_slot_shift
-        $error("roce_pacer: SLOT_SHIFT must be 0..20");
+        roce_pacer_SLOT_SHIFT_must_be_0_to_20 bad_slot_shift();
     end
 endgenerate
-
-localparam [2:0]
-    STATE_INIT = 3'd0,
-    STATE_IDLE = 3'd1,
-    STATE_DIVIDE = 3'd2,
-    STATE_APPLY = 3'd3,
-    STATE_POP = 3'd4,
-    STATE_CASCADE = 3'd5,
-    STATE_REINSERT = 3'd6;
-
-reg [2:0] state_reg = STATE_INIT, state_next;
-reg [31:0] init_addr_reg = 32'd0, init_addr_next;
-
-// The command being applied.
-reg [QP_INDEX_WIDTH-1:0] cmd_qp_reg;
-reg        cmd_rate_valid_reg;
-reg        cmd_send_reg;
-reg [16:0] cmd_len_reg;
-
-reg [63:0] watermark_reg = 64'd0, watermark_next;
-// Absolute number of the slot being served.
-reg [63:0] pointer_reg = 64'd0, pointer_next;
-reg [63:0] link_free_reg = 64'd0, link_free_next;
-
-reg [32:0] div_rem_reg, div_rem_next;
-reg [42:0] div_quot_reg, div_quot_next;
-reg [31:0] div_divisor_reg, div_divisor_next;
-reg [5:0]  div_bit_reg, div_bit_next;
-
-reg [DESC_INDEX_WIDTH-1:0] free_head_reg = 0, free_head_next;
-reg [DESC_INDEX_WIDTH:0]   held_reg = 0, held_next;
-// Busy bits, addressed {level, slot}.
-reg [4*SLOT_COUNT-1:0]     slot_busy_reg = 0, slot_busy_next;
-// The slot being served ({level, index}) and its head descriptor.
-reg [SLOT_INDEX_WIDTH+1:0] pop_slot_reg, pop_slot_next;
-reg [DESC_INDEX_WIDTH-1:0] pop_desc_reg, pop_desc_next;
-reg [SLOT_INDEX_WIDTH+1:0] park_slot_reg, park_slot_next;
-
-reg        m_rel_valid_reg = 1'b0, m_rel_valid_next;
-reg [63:0] m_rel_time_reg, m_rel_time_next;
-reg [23:0] m_rel_qp_reg, m_rel_qp_next;
-reg [16:0] m_rel_len_reg, m_rel_len_next;
-reg        m_rel_drop_reg, m_rel_drop_next;
-
-assign m_rel_valid = m_rel_valid_reg;
-assign m_rel_time = m_rel_time_reg;
-assign m_rel_qp = m_rel_qp_reg;
-assign m_rel_len = m_rel_len_reg;
-assign m_rel_drop = m_rel_drop_reg;
-assign active = state_reg != STATE_IDLE || m_rel_valid_reg;
-assign busy = active || held_reg != 0;
-
-wire out_free = !m_rel_valid_reg || m_rel_ready;
-
-// RAMs: QP words and descriptors (block RAM, registered read).
-reg                        qp_rd_en;
-wire [QP_WORD_WIDTH-1:0]   qp_rd_data;
-reg                        qp_wr_en;
-reg [QP_INDEX_WIDTH-1:0]   qp_wr_addr;
-reg [QP_WORD_WIDTH-1:0]    qp_wr_data;
-reg                        desc_rd_en;
-reg [DESC_INDEX_WIDTH-1:0] desc_rd_addr;
-wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
-reg                        desc_wr_en;
-
-qp_state_ram #(
-    .WIDTH(QP_WORD_WIDTH),
-    .DEPTH(QP_COUNT),
-    .ADDR_WIDTH(QP_INDEX_WIDTH)
-) qp_ram_inst (
-    .clk(clk),
-    .rd_en(qp_rd_en),
-    .rd_addr(s_cmd_qp[QP_INDEX_WIDTH-1:0]),
-    .rd_data(qp_rd_data),
-    .wr_en(qp_wr_en),
-    .wr_addr(qp_wr_addr),
-    .wr_data(qp_wr_data)
-);
-
-// Links, slot heads and tails: LUT RAM, read asynchronously.
-reg [DESC_INDEX_WIDTH-1:0] desc_next_mem [0:DESC_COUNT-1];
-reg [DESC_INDEX_WIDTH-1:0] slot_head_mem [0:4*SLOT_COUNT-1];
-reg [DESC_INDEX_WIDTH-1:0] slot_tail_mem [0:4*SLOT_COUNT-1];
-reg                        link_wr_en;
-reg [DESC_INDEX_WIDTH-1:0] link_wr_addr;
-reg [DESC_INDEX_WIDTH-1:0] link_wr_data;
-reg                        head_wr_en;
-reg [SLOT_INDEX_WIDTH+1:0] head_wr_addr;
-reg [DESC_INDEX_WIDTH-1:0] head_wr_data;
-reg                        tail_wr_en;
-reg [SLOT_INDEX_WIDTH+1:0] tail_wr_addr;
-
-// The first busy slot of a level at or after the pointer's: the level's
-// busy bits rotated to it, then a priority encoder.
-function [SLOT_INDEX_WIDTH-1:0] first_set(input [SLOT_COUNT-1:0] bits);
-    integer i;
-    begin
-        first_set = {SLOT_INDEX_WIDTH{1'b0}};
-        for (i = SLOT_COUNT - 1; i >= 0; i = i - 1) begin
-            if (bits[i]) begin
-                first_set = i[SLOT_INDEX_WIDTH-1:0];
-            end
-        end
-    end
-endfunction
-
-// The pointer in each level's units, each level's first busy slot (in its
-// units) and its start (in level-0 slots).
-wire [63:0] at1 = pointer_reg >> SLOT_INDEX_WIDTH;
-wire [63:0] at2 = pointer_reg >> (2 * SLOT_INDEX_WIDTH);
-// While a release empties its slot, the next decision is made in the same
-// cycle without that slot.
-wire pop_empties = state_reg == STATE_POP && slot_tail_mem[pop_slot_reg] == pop_desc_reg;
-wire [3*SLOT_COUNT-1:0] busy_left = slot_busy_reg[3*SLOT_COUNT-1:0]
-                                    & ~({{(3*SLOT_COUNT-1){1'b0}}, pop_empties} << pop_slot_reg);
-wire [SLOT_COUNT-1:0] busy0 = busy_left[0 +: SLOT_COUNT];
-wire [SLOT_COUNT-1:0] busy1 = busy_left[SLOT_COUNT +: SLOT_COUNT];
-wire [SLOT_COUNT-1:0] busy2 = busy_left[2*SLOT_COUNT +: SLOT_COUNT];
-wire [2*SLOT_COUNT-1:0] busy0_twice = {busy0, busy0};
-wire [2*SLOT_COUNT-1:0] busy1_twice = {busy1, busy1};
-wire [2*SLOT_COUNT-1:0] busy2_twice = {busy2, busy2};
-wire [63:0] first0 = pointer_reg + {{(64-SLOT_INDEX_WIDTH){1'b0}},
-                                    first_set(busy0_twice[{1'b0, pointer_reg[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
-wire [63:0] first1 = at1 + {{(64-SLOT_INDEX_WIDTH){1'b0}},
-                            first_set(busy1_twice[{1'b0, at1[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
-wire [63:0] first2 = at2 + {{(64-SLOT_INDEX_WIDTH){1'b0}},
-                            first_set(busy2_twice[{1'b0, at2[SLOT_INDEX_WIDTH-1:0]} +: SLOT_COUNT])};
-wire        any0 = |busy0;
-wire        any1 = |busy1;
-wire        any2 = |busy2;
-wire [63:0] start1 = first1 << SLOT_INDEX_WIDTH;
-wire [63:0] start2 = first2 << (2 * SLOT_INDEX_WIDTH);
-// The next slot to serve: the earliest start, the higher level on a tie.
-wire        pick2 = any2 && (!any1 || start2 <= start1) && (!any0 || start2 <= first0);
-wire        pick1 = !pick2 && any1 && (!any0 || start1 <= first0);
-wire [63:0] next_slot = pick2 ? start2 : (pick1 ? start1 : first0);
-assign next_busy_valid = state_reg == STATE_IDLE && (any0 || any1 || any2);
-assign next_busy_time = next_slot << SLOT_SHIFT;
-wire [SLOT_INDEX_WIDTH+1:0] next_addr = pick2 ? {2'd2, first2[SLOT_INDEX_WIDTH-1:0]}
-                                      : (pick1 ? {2'd1, first1[SLOT_INDEX_WIDTH-1:0]}
-                                               : {2'd0, first0[SLOT_INDEX_WIDTH-1:0]});
-
-// Where a packet whose eligible time is in level-0 slot `target` goes: the
-// lowest level whose horizon holds it, else level 2's last slot.
-function [SLOT_INDEX_WIDTH+1:0] place(input [63:0] target, input [63:0] pointer);
-    reg [63:0] target1;
-    reg [63:0] target2;
-    reg [63:0] last2;
-    begin
-        target1 = target >> SLOT_INDEX_WIDTH;
-        target2 = target >> (2 * SLOT_INDEX_WIDTH);
-        last2 = (pointer >> (2 * SLOT_INDEX_WIDTH)) + HORIZON_SPAN;
-        if (target <= pointer + HORIZON_SPAN) begin
-            place = {2'd0, target[SLOT_INDEX_WIDTH-1:0]};
-        end else if (target1 <= (pointer >> SLOT_INDEX_WIDTH) + HORIZON_SPAN) begin
-            place = {2'd1, target1[SLOT_INDEX_WIDTH-1:0]};
-        end else if (target2 <= last2) begin
-            place = {2'd2, target2[SLOT_INDEX_WIDTH-1:0]};
-        end else begin
-            place = {2'd2, last2[SLOT_INDEX_WIDTH-1:0]};
-        end
-    end
-endfunction
-
-// Serve before taking the command on offer when the slot starts by its tick.
-wire [63:0] cmd_now = s_cmd_time > watermark_reg ? s_cmd_time : watermark_reg;
-wire        serve = (any0 || any1 || any2) && (s_cmd_valid ? next_slot <= (cmd_now >> SLOT_SHIFT) : flush);
-assign s_cmd_ready = state_reg == STATE_IDLE && !serve;
-// The level-0 slot being served (at the pointer) may go on.
-wire        serve_again = s_cmd_valid ? pointer_reg <= (cmd_now >> SLOT_SHIFT) : flush;
-wire        cmd_take = s_cmd_valid && s_cmd_ready;
-// A command with neither a rate nor a packet only moves time on.
-wire        cmd_touches_qp = {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send);
-
-// The restoring division, one quotient bit per cycle.
-wire [32:0] div_shifted = {div_rem_reg[31:0], BYTE_TIME_NUMERATOR[div_bit_reg]};
-wire        div_fits = div_shifted >= {1'b0, div_divisor_reg};
-// The quotient rounded up: the byte time never undercuts the rate.
-/* verilator lint_off UNUSEDSIGNAL */
-wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
-/* verilator lint_on UNUSEDSIGNAL */
-wire [39:0] div_byte_time = div_quot_up[39:0];
 
 // The QP RAM word, packed here and unpacked below, nowhere else.
 function [QP_WORD_WIDTH-1:0] qp_word(input [39:0] byte_time, input [63:0] tat, input [63:0] gap_ready);
     qp_word = {byte_time, tat, gap_ready};
 endfunction
 
-// A packet handed over: its eligible time and the QP's state after it.
+localparam [4:0]
+    STATE_INIT = 5'd0,
+    STATE_IDLE = 5'd1,
+    STATE_TAKE = 5'd2,
+    STATE_GCRA = 5'd3,
+    STATE_INSERT = 5'd4,
+    STATE_RATE = 5'd5,
+    STATE_DROP = 5'd6,
+    STATE_HEAD = 5'd7,
+    STATE_POP_A = 5'd8,
+    STATE_POP_B = 5'd9,
+    STATE_POP_STOP = 5'd10,
+    STATE_CASCADE_A = 5'd11,
+    STATE_CASCADE_B = 5'd12,
+    STATE_CASCADE_PLACE = 5'd13,
+    STATE_CASCADE_INSERT = 5'd14,
+    STATE_SETTLE = 5'd15,
+    STATE_POP_C = 5'd16;
+
+reg [4:0]  state_reg = STATE_INIT, state_next;
+reg [31:0] init_addr_reg = 32'd0;
+// The sweep is still below QP_COUNT, below DESC_COUNT.
+reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
+reg [2:0]  step_reg = 3'd0, step_next;
+
+// The input buffer: two entries, ready from a register.
+localparam CMD_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 32 + 1 + 17;
+reg                 cmd0_valid_reg = 1'b0, cmd1_valid_reg = 1'b0;
+reg [CMD_WIDTH-1:0] cmd0_reg, cmd1_reg;
+wire [63:0]               hd_time;
+wire [QP_INDEX_WIDTH-1:0] hd_qp;
+wire                      hd_touches, hd_rate_valid, hd_send;
+wire [31:0]               hd_rate;
+wire [16:0]               hd_len;
+assign {hd_time, hd_qp, hd_touches, hd_rate_valid, hd_rate, hd_send, hd_len} = cmd0_reg;
+wire hd_valid = cmd0_valid_reg;
+reg  hd_pop;
+assign s_cmd_ready = !cmd1_valid_reg;
+wire cmd_push = s_cmd_valid && !cmd1_valid_reg;
+// The head command changes (or the watermark, at a take).
+wire hd_pop_or_load = hd_pop || (cmd_push && !cmd0_valid_reg);
+// A command with neither a rate nor a packet only moves time on.
+wire [CMD_WIDTH-1:0] cmd_in = {s_cmd_time, s_cmd_qp[QP_INDEX_WIDTH-1:0],
+                               {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send),
+                               s_cmd_rate_valid, s_cmd_rate, s_cmd_send, s_cmd_len};
+
+always @(posedge clk) begin
+    if (hd_pop) begin
+        cmd0_valid_reg <= cmd1_valid_reg || cmd_push;
+        cmd0_reg <= cmd1_valid_reg ? cmd1_reg : cmd_in;
+        cmd1_valid_reg <= cmd1_valid_reg && cmd_push;
+        cmd1_reg <= cmd_in;
+    end else if (cmd_push) begin
+        if (cmd0_valid_reg) begin
+            cmd1_valid_reg <= 1'b1;
+            cmd1_reg <= cmd_in;
+        end else begin
+            cmd0_valid_reg <= 1'b1;
+            cmd0_reg <= cmd_in;
+        end
+    end
+    if (rst) begin
+        cmd0_valid_reg <= 1'b0;
+        cmd1_valid_reg <= 1'b0;
+    end
+end
+
+// The command being applied.
+reg [QP_INDEX_WIDTH-1:0] cmd_qp_reg;
+reg        cmd_rate_valid_reg, cmd_send_reg;
+reg [16:0] cmd_len_reg;
+reg        cmd_full_reg;
+reg [63:0] now_reg;
+
+reg [63:0] watermark_reg = 64'd0;
+// Absolute number of the level-0 slot being served. It is raised to a
+// candidate (a served slot's start, a command's now) in three steps: the
+// candidate, the comparison, the raise; the next raise starts two cycles
+// after one (the scan needs no fresh pointer: a raise passes no busy slot).
+reg [63:0] pointer_reg = 64'd0;
+reg        raise_reg = 1'b0, raise2_reg = 1'b0, raise2_gt_reg = 1'b0;
+reg [63:0] raise_cand_reg = 64'd0, raise2_cand_reg = 64'd0;
+reg        raise_next;
+reg [63:0] raise_cand_next;
+// Each level's last slot within its horizon (pacer_place.v).
+reg [3*64-1:0] limit_reg;
+
+// The next event, and the wheel scan that finds it again.
+reg        nxt_ok_reg = 1'b0, nxt_ok_next;
+reg        nxt_any_reg = 1'b0, nxt_any_next;
+reg [63:0] nxt_start_reg = 64'd0, nxt_start_next;
+reg [SB+1:0] nxt_addr_reg = 0, nxt_addr_next;
+reg [2:0]  scan_age_reg = 3'd0;
+wire       scan_any;
+wire [63:0] scan_start;
+wire [SB+1:0] scan_addr;
+reg [3*SLOT_COUNT-1:0] slot_busy_reg = 0;
+// Busy-bit writes, applied the cycle after they are decided: a clear (the
+// slot served) and two sets (a slot inserted into, the slot served given
+// back with packets left). Nothing reads a bit in that cycle.
+reg          busy_clr_next, busy_set_next, busy_back_next;
+reg          busy_clr_reg = 1'b0, busy_set_reg = 1'b0, busy_back_reg = 1'b0;
+reg [SB+1:0] busy_clr_addr_reg = 0, busy_set_addr_reg = 0, busy_back_addr_reg = 0;
+
+reg [DIW-1:0] free_head_reg = 0, free_head_next;
+reg [DIW-1:0] free_next_reg = 0, free_next_next;
+reg           free_next_ok_reg = 1'b0, free_next_ok_next;
+reg           free_fetch_reg = 1'b0, free_land_reg = 1'b0;
+// The link RAM's output, registered (its only load): the next head of a
+// slot being served, the free list's fetch.
+reg [DIW-1:0] link_q_reg = 0;
+reg [DIW:0]   held_reg = 0, held_next;
+
+// The slot being served, its head and tail descriptors.
+reg [SB+1:0]  srv_addr_reg = 0;
+reg [DIW-1:0] srv_head_reg = 0, srv_head_next;
+reg [DIW-1:0] srv_tail_reg = 0;
+// The descriptor cascading (its eligible time is in the release stage 0).
+reg [DIW-1:0] cas_desc_reg = 0;
+wire [63:0]   cas_eligible;
+// An insert: its slot, start, whether the slot was busy, its descriptor.
+reg [SB+1:0]  ins_addr_reg = 0;
+reg           ins_busy_reg = 1'b0;
+// A link written the cycle after its insert: next[old tail] = descriptor.
+reg           link_pend_reg = 1'b0, link_pend_next;
+reg [DIW-1:0] link_addr_reg = 0, link_data_reg = 0;
+
+// The GCRA's results, captured.
+reg [63:0] elig_reg, tat_after_reg, gap_after_reg;
+
+// The division.
+reg        div_run_reg = 1'b0, div_done_reg = 1'b0;
+reg [32:0] div_rem_reg;
+reg [42:0] div_quot_reg;
+reg [31:0] div_divisor_reg;
+reg [5:0]  div_bit_reg;
+reg [39:0] div_byte_time_reg;
+reg        div_start;
+
+// RAM ports.
+reg                       qp_rd_en, qp_wr_en;
+reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr;
+reg [QP_WORD_WIDTH-1:0]   qp_wr_data;
+reg                       qp_wr_en_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr_reg;
+reg [QP_WORD_WIDTH-1:0]   qp_wr_data_reg;
+wire [QP_WORD_WIDTH-1:0]  qp_rd_data;
+reg                       desc_rd_en, desc_wr_en;
+wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
+reg                       next_rd_en, next_wr_en;
+reg [DIW-1:0]             next_rd_addr, next_wr_addr, next_wr_data;
+wire [DIW-1:0]            next_rd_data;
+reg                       slot_rd_en, head_wr_en, tail_wr_en;
+reg [SB+1:0]              slot_rd_addr, head_wr_addr, tail_wr_addr;
+reg [DIW-1:0]             head_wr_data;
+wire [DIW-1:0]            head_rd_data, tail_rd_data;
+
+// The QP word read at the take, on the RAM's output from then on (into
+// the GCRA alone) and, a cycle later, in the GCRA's stage 0 (for the
+// write-back): each RAM output loads one register, next to the RAM.
 wire [39:0] qp_byte_time;
 wire [63:0] qp_tat;
 wire [63:0] qp_gap_ready;
 assign {qp_byte_time, qp_tat, qp_gap_ready} = qp_rd_data;
-/* verilator lint_off UNUSEDSIGNAL */
-wire [55:0] burst_time = cfg_burst_bytes * qp_byte_time;
-wire [56:0] send_cost = cmd_len_reg * qp_byte_time;
-/* verilator lint_on UNUSEDSIGNAL */
-wire [63:0] now_fp = watermark_reg << FRAC_BITS;
-wire [63:0] tat_less_burst = qp_tat >= {8'd0, burst_time} ? qp_tat - {8'd0, burst_time} : 64'd0;
-wire [63:0] eligible_a = now_fp > tat_less_burst ? now_fp : tat_less_burst;
-wire [63:0] eligible = eligible_a > qp_gap_ready ? eligible_a : qp_gap_ready;
-wire [63:0] tat_after = (qp_tat > eligible ? qp_tat : eligible) + {7'd0, send_cost};
-wire [63:0] gap_ready_after = eligible + {12'd0, cfg_min_gap, {FRAC_BITS{1'b0}}};
-wire [SLOT_INDEX_WIDTH+1:0] send_addr = place(eligible >> (FRAC_BITS + SLOT_SHIFT), pointer_reg);
-wire        pool_full = held_reg == DESC_FULL;
+wire [39:0] word_byte_time;
+wire [63:0] word_tat;
+wire [63:0] word_gap_ready;
 
-// A packet served: park it on, or release it.
-wire [QP_INDEX_WIDTH-1:0] pop_qp;
-wire [16:0] pop_len;
-wire [63:0] pop_eligible;
-assign {pop_qp, pop_len, pop_eligible} = desc_rd_data;
-wire [SLOT_INDEX_WIDTH+1:0] cascade_addr = place(pop_eligible >> (FRAC_BITS + SLOT_SHIFT), pointer_reg);
-wire [63:0] leave = pop_eligible > link_free_reg ? pop_eligible : link_free_reg;
-/* verilator lint_off UNUSEDSIGNAL */
-wire [56:0] wire_time = pop_len * cfg_line_byte_time;
-/* verilator lint_on UNUSEDSIGNAL */
-wire [63:0] leave_tick = (leave >> FRAC_BITS) + {63'd0, leave[FRAC_BITS-1:0] != 0};
+wire [63:0] hd_slot = hd_time >> SLOT_SHIFT;
+wire [63:0] wm_slot = watermark_reg >> SLOT_SHIFT;
+// Whether the next event starts by the head command's now, compared a
+// cycle ahead (for each value the next event may take) and known once the
+// head command and the watermark have stayed put for a cycle.
+reg  le_hd_reg = 1'b0, le_wm_reg = 1'b0, cmp_known_reg = 1'b0;
+// The next event is taken from the scan, or from an insert.
+reg  nxt_from_scan, nxt_from_insert;
+// The next event is due: before the next command, or at the flush.
+wire due_known = !hd_valid || cmp_known_reg;
+wire due = nxt_any_reg && (hd_valid ? le_hd_reg || le_wm_reg : flush);
+wire busy_pending = busy_clr_reg || busy_set_reg || busy_back_reg;
 
-// The next slot is served this cycle.
-reg                        decide;
+// Each bit decodes the three writes' addresses ({level, slot} is the bit's
+// index).
+genvar busy_bit;
+generate
+    for (busy_bit = 0; busy_bit < 3 * SLOT_COUNT; busy_bit = busy_bit + 1) begin : g_busy
+        localparam [SB+1:0] BIT_ADDR = busy_bit;
+        always @(posedge clk) begin
+            if ((busy_set_reg && busy_set_addr_reg == BIT_ADDR) || (busy_back_reg && busy_back_addr_reg == BIT_ADDR)) begin
+                slot_busy_reg[busy_bit] <= 1'b1;
+            end else if (busy_clr_reg && busy_clr_addr_reg == BIT_ADDR) begin
+                slot_busy_reg[busy_bit] <= 1'b0;
+            end
+            if (rst) begin
+                slot_busy_reg[busy_bit] <= 1'b0;
+            end
+        end
+    end
+endgenerate
+wire scan_fresh = scan_age_reg == SCAN_LATENCY && !busy_pending;
+wire pool_full = held_reg == DESC_FULL;
 
-// One insert port: a descriptor onto a slot's tail.
-reg                        ins_en;
-reg [SLOT_INDEX_WIDTH+1:0] ins_addr;
-reg [DESC_INDEX_WIDTH-1:0] ins_desc;
+// The release stages and output.
+reg  rel_reserve, rel_reserve_drop, rel_in_valid_reg = 1'b0;
+reg  drop_valid;
+wire rel_room, rel_stages_empty, rel_idle;
+wire [QP_INDEX_WIDTH-1:0] desc_qp;
+wire [16:0] desc_len;
+wire [63:0] desc_eligible;
+assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
+
+// The GCRA and placement pipelines.
+wire [63:0] gcra_eligible, gcra_tat_after, gcra_gap_after;
+wire [SB+1:0] place_addr;
+wire          place_addr_busy;
+wire [63:0] place_start;
+// The placement's packet: the cascading one, else the GCRA's.
+wire place_from_cascade = state_reg == STATE_CASCADE_PLACE || state_reg == STATE_CASCADE_INSERT;
+// The free list's second entry is fetched whenever the link RAM's read
+// port is free and the head stays.
+reg  prefetch;
+// The free list's head moves: a fetch landing now is stale.
+reg  free_set;
 
 always @* begin
     state_next = state_reg;
-    init_addr_next = init_addr_reg;
-    watermark_next = watermark_reg;
-    pointer_next = pointer_reg;
-    link_free_next = link_free_reg;
-    div_rem_next = div_rem_reg;
-    div_quot_next = div_quot_reg;
-    div_divisor_next = div_divisor_reg;
-    div_bit_next = div_bit_reg;
+    step_next = step_reg + 1'b1;
+    raise_next = 1'b0;
+    raise_cand_next = nxt_start_reg;
+    nxt_ok_next = nxt_ok_reg;
+    nxt_any_next = nxt_any_reg;
+    nxt_start_next = nxt_start_reg;
+    nxt_addr_next = nxt_addr_reg;
+    busy_clr_next = 1'b0;
+    busy_set_next = 1'b0;
+    busy_back_next = 1'b0;
     free_head_next = free_head_reg;
+    free_next_next = free_next_reg;
+    free_next_ok_next = free_next_ok_reg;
     held_next = held_reg;
-    slot_busy_next = slot_busy_reg;
-    pop_slot_next = pop_slot_reg;
-    pop_desc_next = pop_desc_reg;
-    park_slot_next = park_slot_reg;
+    srv_head_next = srv_head_reg;
+    link_pend_next = 1'b0;
+    hd_pop = 1'b0;
+    div_start = 1'b0;
+    rel_reserve = 1'b0;
+    rel_reserve_drop = 1'b0;
+    drop_valid = 1'b0;
+    nxt_from_scan = 1'b0;
+    nxt_from_insert = 1'b0;
+    prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
+    free_set = 1'b0;
 
-    m_rel_valid_next = m_rel_valid_reg && !m_rel_ready;
-    m_rel_time_next = m_rel_time_reg;
-    m_rel_qp_next = m_rel_qp_reg;
-    m_rel_len_next = m_rel_len_reg;
-    m_rel_drop_next = m_rel_drop_reg;
-
-    qp_rd_en = 1'b0;
+    // Reads whose output nobody waits for are harmless: the enables
+    // follow the state alone.
+    qp_rd_en = state_reg == STATE_IDLE;
     qp_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
-    qp_wr_data = qp_word(qp_byte_time, qp_tat, qp_gap_ready);
-    desc_rd_en = 1'b0;
-    desc_rd_addr = slot_head_mem[next_addr];
+    qp_wr_data = qp_word(word_byte_time, word_tat, word_gap_ready);
+    desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A;
     desc_wr_en = 1'b0;
-    link_wr_en = 1'b0;
-    link_wr_addr = pop_desc_reg;
-    link_wr_data = free_head_reg;
+    next_rd_en = prefetch;
+    next_rd_addr = free_head_reg;
+    next_wr_en = link_pend_reg;
+    next_wr_addr = link_addr_reg;
+    next_wr_data = link_data_reg;
+    slot_rd_en = state_reg == STATE_IDLE;
+    slot_rd_addr = nxt_addr_reg;
     head_wr_en = 1'b0;
-    head_wr_addr = pop_slot_reg;
-    head_wr_data = desc_next_mem[pop_desc_reg];
-    ins_en = 1'b0;
-    ins_addr = send_addr;
-    decide = 1'b0;
-    ins_desc = free_head_reg;
+    head_wr_addr = ins_addr_reg;
+    head_wr_data = free_head_reg;
+    tail_wr_en = 1'b0;
+    tail_wr_addr = ins_addr_reg;
 
     case (state_reg)
         STATE_INIT: begin
             // Every QP at the start rate; every descriptor on the free list.
-            if (init_addr_reg < QP_COUNT) begin
+            if (init_qp_reg) begin
                 qp_wr_en = 1'b1;
                 qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
                 qp_wr_data = qp_word(cfg_start_byte_time, 64'd0, 64'd0);
             end
-            if (init_addr_reg < DESC_COUNT) begin
-                link_wr_en = 1'b1;
-                link_wr_addr = init_addr_reg[DESC_INDEX_WIDTH-1:0];
-                link_wr_data = init_addr_reg[DESC_INDEX_WIDTH-1:0] + 1'b1;
+            prefetch = 1'b0;
+            next_rd_en = 1'b0;
+            if (init_desc_reg) begin
+                next_wr_en = 1'b1;
+                next_wr_addr = init_addr_reg[DIW-1:0];
+                next_wr_data = init_addr_reg[DIW-1:0] + 1'b1;
             end
-            init_addr_next = init_addr_reg + 1'b1;
             if (init_addr_reg == INIT_LAST) begin
                 state_next = STATE_IDLE;
             end
         end
         STATE_IDLE: begin
-            if (serve) begin
-                decide = 1'b1;
-            end else if (cmd_take) begin
-                watermark_next = cmd_now;
-                if ((cmd_now >> SLOT_SHIFT) > pointer_reg) begin
-                    pointer_next = cmd_now >> SLOT_SHIFT;
+            if (!nxt_ok_reg) begin
+                // A slot emptied: the scan names the next event.
+                if (scan_fresh) begin
+                    nxt_from_scan = 1'b1;
+                    nxt_ok_next = 1'b1;
+                    nxt_any_next = scan_any;
+                    nxt_start_next = scan_start;
+                    nxt_addr_next = scan_addr;
                 end
-                qp_rd_en = cmd_touches_qp;
-                div_rem_next = 33'd0;
-                div_quot_next = 43'd0;
-                div_divisor_next = s_cmd_rate < MIN_PACED_RATE ? MIN_PACED_RATE : s_cmd_rate;
-                div_bit_next = 6'd42;
-                if (!cmd_touches_qp) begin
-                    state_next = STATE_IDLE;
-                end else if (s_cmd_rate_valid) begin
-                    state_next = STATE_DIVIDE;
-                end else begin
-                    state_next = STATE_APPLY;
-                end
+            end else if (!due_known) begin
+                // Wait a cycle for the comparison.
+            end else if (due) begin
+                // Serve the next event's slot: its head and tail are read.
+                raise_next = 1'b1;
+                busy_clr_next = 1'b1;
+                state_next = STATE_HEAD;
+            end else if (hd_valid) begin
+                // Take the command (its QP's word is read).
+                hd_pop = 1'b1;
+                div_start = hd_touches && hd_rate_valid;
+                state_next = STATE_TAKE;
             end
         end
-        STATE_DIVIDE: begin
-            div_rem_next = div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
-            div_quot_next = {div_quot_reg[41:0], div_fits};
-            div_bit_next = div_bit_reg - 1'b1;
-            if (div_bit_reg == 6'd0) begin
-                state_next = STATE_APPLY;
-            end
-        end
-        STATE_APPLY: begin
-            // The packet at the rate so far, then the new rate.
-            if (cmd_send_reg && pool_full) begin
-                if (out_free) begin
-                    m_rel_valid_next = 1'b1;
-                    m_rel_time_next = watermark_reg;
-                    m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, cmd_qp_reg};
-                    m_rel_len_next = cmd_len_reg;
-                    m_rel_drop_next = 1'b1;
-                    qp_wr_en = cmd_rate_valid_reg;
-                    qp_wr_data = qp_word(div_byte_time, qp_tat, qp_gap_ready);
-                    state_next = STATE_IDLE;
-                end
+        STATE_TAKE: begin
+            // The QP's word is on the RAM's output: into the GCRA.
+            raise_next = 1'b1;
+            raise_cand_next = now_reg >> SLOT_SHIFT;
+            step_next = 3'd0;
+            if (!cmd_send_reg) begin
+                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_SETTLE;
             end else begin
+                state_next = cmd_full_reg ? STATE_DROP : STATE_GCRA;
+            end
+        end
+        STATE_GCRA: begin
+            // Step 4: eligible and TAT' (into the placement); 6: the slot
+            // (its old tail read); the slot's start next.
+            if (step_reg == 3'd6) begin
+                slot_rd_en = 1'b1;
+                slot_rd_addr = place_addr;
+                // The QP's new TAT and gap_ready (with a new rate: once
+                // divided).
+                qp_wr_en = !cmd_rate_valid_reg;
+                qp_wr_data = qp_word(word_byte_time, gcra_tat_after, gcra_gap_after);
+                state_next = STATE_INSERT;
+            end
+        end
+        STATE_INSERT: begin
+            // The slot's old tail is on the tail RAM's output.
+            prefetch = 1'b0;
+            next_rd_en = 1'b0;
+            desc_wr_en = 1'b1;
+            free_head_next = free_next_reg;
+            free_next_ok_next = 1'b0;
+            free_set = 1'b1;
+            held_next = held_reg + 1'b1;
+            head_wr_en = !ins_busy_reg;
+            tail_wr_en = 1'b1;
+            link_pend_next = ins_busy_reg;
+            busy_set_next = 1'b1;
+            // The next event: this slot if it starts first (the higher
+            // level on a tie).
+            if (!nxt_any_reg || place_start < nxt_start_reg
+                || (place_start == nxt_start_reg && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
+                nxt_from_insert = 1'b1;
+                nxt_any_next = 1'b1;
+                nxt_start_next = place_start;
+                nxt_addr_next = ins_addr_reg;
+            end
+            state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
+        end
+        STATE_RATE: begin
+            // The new byte time, with the packet's TAT and gap_ready if
+            // one was handed over.
+            if (div_done_reg) begin
                 qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(cmd_rate_valid_reg ? div_byte_time : qp_byte_time,
-                                     cmd_send_reg ? tat_after : qp_tat,
-                                     cmd_send_reg ? gap_ready_after : qp_gap_ready);
-                if (cmd_send_reg) begin
-                    desc_wr_en = 1'b1;
-                    ins_en = 1'b1;
-                    free_head_next = desc_next_mem[free_head_reg];
-                    held_next = held_reg + 1'b1;
-                end
-                state_next = STATE_IDLE;
+                qp_wr_data = qp_word(div_byte_time_reg, cmd_send_reg && !cmd_full_reg ? tat_after_reg : word_tat,
+                                     cmd_send_reg && !cmd_full_reg ? gap_after_reg : word_gap_ready);
+                state_next = STATE_SETTLE;
             end
         end
-        STATE_CASCADE: begin
-            // Unlink the head of a level above 0; it goes down next.
-            head_wr_en = 1'b1;
-            if (slot_tail_mem[pop_slot_reg] == pop_desc_reg) begin
-                slot_busy_next[pop_slot_reg] = 1'b0;
+        STATE_DROP: begin
+            // After every release decided before it, and the new rate.
+            if (rel_stages_empty && rel_room) begin
+                rel_reserve = 1'b1;
+                rel_reserve_drop = 1'b1;
+                drop_valid = 1'b1;
+                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
             end
-            park_slot_next = cascade_addr;
-            state_next = STATE_REINSERT;
         end
-        STATE_POP: begin
-            if (out_free) begin
-                // Unlink the head from its slot and release it.
-                head_wr_en = 1'b1;
-                if (slot_tail_mem[pop_slot_reg] == pop_desc_reg) begin
-                    slot_busy_next[pop_slot_reg] = 1'b0;
-                end
-                link_free_next = leave + {7'd0, wire_time};
-                m_rel_valid_next = 1'b1;
-                m_rel_time_next = leave_tick;
-                m_rel_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, pop_qp};
-                m_rel_len_next = pop_len;
-                m_rel_drop_next = 1'b0;
-                // Back onto the free list.
-                link_wr_en = 1'b1;
-                free_head_next = pop_desc_reg;
+        STATE_HEAD: begin
+            // The slot's head and tail are on the RAMs' outputs.
+            srv_head_next = head_rd_data;
+            state_next = nxt_addr_reg[SB+1:SB] == 2'd0 ? STATE_POP_A : STATE_CASCADE_A;
+        end
+        STATE_POP_A: begin
+            // Release the head: read its descriptor and link.
+            prefetch = 1'b0;
+            next_rd_en = 1'b1;
+            next_rd_addr = srv_head_reg;
+            if (rel_room) begin
+                rel_reserve = 1'b1;
                 held_next = held_reg - 1'b1;
-                state_next = STATE_IDLE;
-                if (!pop_empties && serve_again) begin
-                    // The slot's next packet, back to back: nothing can come
-                    // before it, so no decision is needed.
-                    pop_desc_next = desc_next_mem[pop_desc_reg];
-                    desc_rd_en = 1'b1;
-                    desc_rd_addr = desc_next_mem[pop_desc_reg];
-                    state_next = STATE_POP;
-                end else if (pop_empties && serve) begin
-                    // The slot is done: the next decision, in this cycle.
-                    decide = 1'b1;
-                end
+                state_next = STATE_POP_B;
             end
         end
-        STATE_REINSERT: begin
-            ins_en = 1'b1;
-            ins_addr = park_slot_reg;
-            ins_desc = pop_desc_reg;
+        STATE_POP_B: begin
+            // Its link is on the RAM's output (into link_q_reg, next to the
+            // RAM); it goes onto the free list.
+            prefetch = 1'b0;
+            next_rd_en = 1'b0;
+            next_wr_en = 1'b1;
+            next_wr_addr = srv_head_reg;
+            next_wr_data = free_head_reg;
+            free_head_next = srv_head_reg;
+            free_next_next = free_head_reg;
+            free_next_ok_next = 1'b1;
+            free_set = 1'b1;
+            if (srv_head_reg == srv_tail_reg) begin
+                // The slot is empty: the scan names the next event.
+                nxt_ok_next = 1'b0;
+                state_next = STATE_IDLE;
+            end else begin
+                state_next = STATE_POP_C;
+            end
+        end
+        STATE_POP_C: begin
+            // The slot's next head, from the link's register.
+            srv_head_next = link_q_reg;
+            state_next = due_known && due ? STATE_POP_A : STATE_POP_STOP;
+        end
+        STATE_POP_STOP: begin
+            // Packets left, not yet due: the slot keeps its new head.
+            head_wr_en = 1'b1;
+            head_wr_addr = srv_addr_reg;
+            head_wr_data = srv_head_reg;
+            busy_back_next = 1'b1;
+            state_next = STATE_IDLE;
+        end
+        STATE_CASCADE_A: begin
+            prefetch = 1'b0;
+            next_rd_en = 1'b1;
+            next_rd_addr = srv_head_reg;
+            desc_rd_en = 1'b1;
+            state_next = STATE_CASCADE_B;
+        end
+        STATE_CASCADE_B: begin
+            // The head's descriptor and link are on the RAMs' outputs: the
+            // slot's next head, and the descriptor (kept) going down.
+            prefetch = 1'b0;
+            next_rd_en = 1'b0;
+            state_next = STATE_CASCADE_PLACE;
+            step_next = 3'd0;
+        end
+        STATE_CASCADE_PLACE: begin
+            // Unlink the head; place it (its slot at step 2).
+            prefetch = 1'b0;
+            next_rd_en = 1'b0;
+            if (step_reg == 3'd0) begin
+                // The slot's next head, from the link's register.
+                srv_head_next = link_q_reg;
+                head_wr_en = cas_desc_reg != srv_tail_reg;
+                head_wr_addr = srv_addr_reg;
+                head_wr_data = link_q_reg;
+            end else if (step_reg == 3'd2) begin
+                slot_rd_en = 1'b1;
+                slot_rd_addr = place_addr;
+                state_next = STATE_CASCADE_INSERT;
+            end
+        end
+        STATE_CASCADE_INSERT: begin
+            // Down to its new slot. The served slot, if not empty, is
+            // still the next event (the inserted one starts no earlier,
+            // and is lower on a tie).
+            head_wr_en = !ins_busy_reg;
+            head_wr_data = cas_desc_reg;
+            tail_wr_en = 1'b1;
+            link_pend_next = ins_busy_reg;
+            busy_set_next = 1'b1;
+            if (cas_desc_reg == srv_tail_reg) begin
+                nxt_ok_next = 1'b0;
+            end else begin
+                busy_back_next = 1'b1;
+            end
+            state_next = STATE_IDLE;
+        end
+        STATE_SETTLE: begin
+            // A time advance's raise of the pointer, or a rate's write of
+            // the QP word, lands.
             state_next = STATE_IDLE;
         end
         default: state_next = STATE_IDLE;
     endcase
-
-    // A decision: serve the next slot (release or cascade its head).
-    if (decide) begin
-        if (next_slot > pointer_reg) begin
-            pointer_next = next_slot;
-        end
-        pop_slot_next = next_addr;
-        pop_desc_next = slot_head_mem[next_addr];
-        desc_rd_en = 1'b1;
-        state_next = (pick1 || pick2) ? STATE_CASCADE : STATE_POP;
-    end
-
-    tail_wr_en = ins_en;
-    tail_wr_addr = ins_addr;
-    if (ins_en) begin
-        if (slot_busy_reg[ins_addr]) begin
-            link_wr_en = 1'b1;
-            link_wr_addr = slot_tail_mem[ins_addr];
-            link_wr_data = ins_desc;
-        end else begin
-            head_wr_en = 1'b1;
-            head_wr_addr = ins_addr;
-            head_wr_data = ins_desc;
-            slot_busy_next[ins_addr] = 1'b1;
-        end
-    end
 end
 
-qp_state_ram #(
-    .WIDTH(DESC_WORD_WIDTH),
-    .DEPTH(DESC_COUNT),
-    .ADDR_WIDTH(DESC_INDEX_WIDTH)
-) desc_ram_inst (
-    .clk(clk),
-    .rd_en(desc_rd_en),
-    .rd_addr(desc_rd_addr),
-    .rd_data(desc_rd_data),
-    .wr_en(desc_wr_en),
-    .wr_addr(free_head_reg),
-    .wr_data({cmd_qp_reg, cmd_len_reg, eligible})
-);
-
-always @(posedge clk) begin
-    if (link_wr_en) begin
-        desc_next_mem[link_wr_addr] <= link_wr_data;
-    end
-    if (head_wr_en) begin
-        slot_head_mem[head_wr_addr] <= head_wr_data;
-    end
-    if (tail_wr_en) begin
-        slot_tail_mem[tail_wr_addr] <= ins_desc;
-    end
-end
+// The descriptor an insert links: a new one, or the one cascading.
+wire [DIW-1:0] ins_desc = state_reg == STATE_CASCADE_INSERT ? cas_desc_reg : free_head_reg;
 
 always @(posedge clk) begin
     state_reg <= state_next;
-    init_addr_reg <= init_addr_next;
-    watermark_reg <= watermark_next;
-    pointer_reg <= pointer_next;
-    link_free_reg <= link_free_next;
-    div_rem_reg <= div_rem_next;
-    div_quot_reg <= div_quot_next;
-    div_divisor_reg <= div_divisor_next;
-    div_bit_reg <= div_bit_next;
+    step_reg <= step_next;
+    raise_reg <= raise_next;
+    raise_cand_reg <= raise_cand_next;
+    raise2_reg <= raise_reg;
+    raise2_cand_reg <= raise_cand_reg;
+    raise2_gt_reg <= raise_cand_reg > pointer_reg;
+    if (raise2_reg && raise2_gt_reg) begin
+        pointer_reg <= raise2_cand_reg;
+    end
+    limit_reg <= {(pointer_reg >> (2 * SB)) + HORIZON_SPAN, (pointer_reg >> SB) + HORIZON_SPAN,
+                  pointer_reg + HORIZON_SPAN};
+    nxt_ok_reg <= nxt_ok_next;
+    nxt_any_reg <= nxt_any_next;
+    nxt_start_reg <= nxt_start_next;
+    nxt_addr_reg <= nxt_addr_next;
+    busy_clr_reg <= busy_clr_next;
+    busy_set_reg <= busy_set_next;
+    busy_back_reg <= busy_back_next;
+    busy_clr_addr_reg <= nxt_addr_reg;
+    busy_set_addr_reg <= ins_addr_reg;
+    busy_back_addr_reg <= srv_addr_reg;
+    // The scan's outputs hold once the busy bits stay put long enough.
+    // The scan starts over as busy bits change.
+    scan_age_reg <= busy_pending ? 3'd0 : (scan_age_reg == SCAN_LATENCY ? scan_age_reg : scan_age_reg + 1'b1);
     free_head_reg <= free_head_next;
+    link_q_reg <= next_rd_data;
+    free_next_reg <= free_land_reg && !free_set ? link_q_reg : free_next_next;
+    free_next_ok_reg <= (free_land_reg && !free_set) || free_next_ok_next;
+    free_fetch_reg <= prefetch;
+    free_land_reg <= free_fetch_reg && !free_set;
     held_reg <= held_next;
-    slot_busy_reg <= slot_busy_next;
-    pop_slot_reg <= pop_slot_next;
-    pop_desc_reg <= pop_desc_next;
-    park_slot_reg <= park_slot_next;
+    srv_head_reg <= srv_head_next;
+    link_pend_reg <= link_pend_next;
+    rel_in_valid_reg <= state_reg == STATE_POP_A && rel_room;
+    le_hd_reg <= nxt_from_scan ? scan_start <= hd_slot
+               : (nxt_from_insert ? place_start <= hd_slot : nxt_start_reg <= hd_slot);
+    le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
+               : (nxt_from_insert ? place_start <= wm_slot : nxt_start_reg <= wm_slot);
+    cmp_known_reg <= !hd_pop_or_load;
 
-    m_rel_valid_reg <= m_rel_valid_next;
-    m_rel_time_reg <= m_rel_time_next;
-    m_rel_qp_reg <= m_rel_qp_next;
-    m_rel_len_reg <= m_rel_len_next;
-    m_rel_drop_reg <= m_rel_drop_next;
-
-    if (cmd_take) begin
-        cmd_qp_reg <= s_cmd_qp[QP_INDEX_WIDTH-1:0];
-        cmd_rate_valid_reg <= s_cmd_rate_valid;
-        cmd_send_reg <= s_cmd_send;
-        cmd_len_reg <= s_cmd_len;
+    if (state_reg == STATE_INIT) begin
+        init_addr_reg <= init_addr_reg + 1'b1;
+        if (init_addr_reg == QP_COUNT - 1) begin
+            init_qp_reg <= 1'b0;
+        end
+        if (init_addr_reg == DESC_COUNT - 1) begin
+            init_desc_reg <= 1'b0;
+        end
+    end
+    // The QP RAM's write port is registered (its enable reaches 40 block
+    // RAMs): a word is written the cycle after it is decided, before the
+    // next take reads it.
+    qp_wr_en_reg <= qp_wr_en;
+    qp_wr_addr_reg <= qp_wr_addr;
+    qp_wr_data_reg <= qp_wr_data;
+    if (hd_pop) begin
+        cmd_qp_reg <= hd_qp;
+        cmd_rate_valid_reg <= hd_touches && hd_rate_valid;
+        cmd_send_reg <= hd_touches && hd_send;
+        cmd_len_reg <= hd_len;
+        cmd_full_reg <= pool_full;
+        now_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
+        watermark_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
+    end
+    if (state_reg == STATE_IDLE && nxt_ok_reg && due) begin
+        srv_addr_reg <= nxt_addr_reg;
+    end
+    if (state_reg == STATE_HEAD) begin
+        srv_tail_reg <= tail_rd_data;
+    end
+    // The GCRA's outputs hold from step 4 (eligible, TAT') and 5
+    // (gap_ready') until the next command is taken.
+    if (state_reg == STATE_GCRA && step_reg == 3'd6) begin
+        elig_reg <= gcra_eligible;
+        tat_after_reg <= gcra_tat_after;
+        gap_after_reg <= gcra_gap_after;
+    end
+    if (state_reg == STATE_CASCADE_B) begin
+        cas_desc_reg <= srv_head_reg;
+    end
+    if ((state_reg == STATE_GCRA && step_reg == 3'd6)
+        || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd2)) begin
+        ins_addr_reg <= place_addr;
+        ins_busy_reg <= place_addr_busy;
+    end
+    if (state_reg == STATE_INSERT || state_reg == STATE_CASCADE_INSERT) begin
+        link_addr_reg <= tail_rd_data;
+        link_data_reg <= ins_desc;
     end
 
     if (rst) begin
         state_reg <= STATE_INIT;
         init_addr_reg <= 32'd0;
+        init_qp_reg <= 1'b1;
+        init_desc_reg <= 1'b1;
+        qp_wr_en_reg <= 1'b0;
         watermark_reg <= 64'd0;
         pointer_reg <= 64'd0;
-        link_free_reg <= 64'd0;
-        free_head_reg <= {DESC_INDEX_WIDTH{1'b0}};
-        held_reg <= {(DESC_INDEX_WIDTH+1){1'b0}};
-        slot_busy_reg <= {(4*SLOT_COUNT){1'b0}};
-        m_rel_valid_reg <= 1'b0;
+        raise_reg <= 1'b0;
+        raise2_reg <= 1'b0;
+        nxt_ok_reg <= 1'b0;
+        nxt_any_reg <= 1'b0;
+        scan_age_reg <= 3'd0;
+        busy_clr_reg <= 1'b0;
+        busy_set_reg <= 1'b0;
+        busy_back_reg <= 1'b0;
+        free_head_reg <= {DIW{1'b0}};
+        free_next_ok_reg <= 1'b0;
+        free_fetch_reg <= 1'b0;
+        free_land_reg <= 1'b0;
+        held_reg <= {(DIW+1){1'b0}};
+        link_pend_reg <= 1'b0;
+        rel_in_valid_reg <= 1'b0;
+        cmp_known_reg <= 1'b0;
     end
 end
+
+// The division: one quotient bit per cycle, then rounded up (the byte
+// time never undercuts the rate).
+wire [32:0] div_shifted = {div_rem_reg[31:0], BYTE_TIME_NUMERATOR[div_bit_reg]};
+wire        div_fits = div_shifted >= {1'b0, div_divisor_reg};
+/* verilator lint_off UNUSEDSIGNAL */
+wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
+/* verilator lint_on UNUSEDSIGNAL */
+
+always @(posedge clk) begin
+    if (div_start) begin
+        div_run_reg <= 1'b1;
+        div_done_reg <= 1'b0;
+        div_rem_reg <= 33'd0;
+        div_quot_reg <= 43'd0;
+        div_divisor_reg <= hd_rate < MIN_PACED_RATE ? MIN_PACED_RATE : hd_rate;
+        div_bit_reg <= 6'd42;
+    end else if (div_run_reg) begin
+        div_rem_reg <= div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
+        div_quot_reg <= {div_quot_reg[41:0], div_fits};
+        div_bit_reg <= div_bit_reg - 1'b1;
+        if (div_bit_reg == 6'd0) begin
+            div_run_reg <= 1'b0;
+        end
+    end else if (!div_done_reg) begin
+        div_byte_time_reg <= div_quot_up[39:0];
+        div_done_reg <= 1'b1;
+    end
+    if (rst) begin
+        div_run_reg <= 1'b0;
+        div_done_reg <= 1'b1;
+    end
+end
+
+pacer_gcra gcra_inst (
+    .clk(clk),
+    .tat(qp_tat),
+    .gap_ready(qp_gap_ready),
+    .byte_time(qp_byte_time),
+    .now(now_reg << FRAC_BITS),
+    .len(cmd_len_reg),
+    .burst_bytes(cfg_burst_bytes),
+    .min_gap(cfg_min_gap),
+    .eligible(gcra_eligible),
+    .tat_after(gcra_tat_after),
+    .gap_ready_after(gcra_gap_after),
+    .word_tat(word_tat),
+    .word_gap_ready(word_gap_ready),
+    .word_byte_time(word_byte_time)
+);
+
+pacer_place #(
+    .SLOT_COUNT(SLOT_COUNT),
+    .SLOT_SHIFT(SLOT_SHIFT)
+) place_inst (
+    .clk(clk),
+    .eligible(place_from_cascade ? cas_eligible : gcra_eligible),
+    .pointer(pointer_reg),
+    .limit(limit_reg),
+    .busy(slot_busy_reg),
+    .addr(place_addr),
+    .addr_busy(place_addr_busy),
+    .start(place_start)
+);
+
+pacer_scan #(
+    .SLOT_COUNT(SLOT_COUNT)
+) scan_inst (
+    .clk(clk),
+    .busy(slot_busy_reg),
+    .pointer(pointer_reg),
+    .any(scan_any),
+    .start(scan_start),
+    .addr(scan_addr)
+);
+
+pacer_release #(
+    .QP_INDEX_WIDTH(QP_INDEX_WIDTH)
+) release_inst (
+    .clk(clk),
+    .rst(rst),
+    .line_byte_time(cfg_line_byte_time),
+    .reserve(rel_reserve),
+    .reserve_drop(rel_reserve_drop),
+    .room(rel_room),
+    .in_valid(rel_in_valid_reg),
+    .in_qp(desc_qp),
+    .in_len(desc_len),
+    .in_eligible(desc_eligible),
+    .drop_valid(drop_valid),
+    .drop_time(now_reg),
+    .drop_qp(cmd_qp_reg),
+    .drop_len(cmd_len_reg),
+    .held_eligible(cas_eligible),
+    .stages_empty(rel_stages_empty),
+    .idle(rel_idle),
+    .m_rel_valid(m_rel_valid),
+    .m_rel_ready(m_rel_ready),
+    .m_rel_time(m_rel_time),
+    .m_rel_qp(m_rel_qp),
+    .m_rel_len(m_rel_len),
+    .m_rel_drop(m_rel_drop)
+);
+
+// RAMs: QP words, descriptors and links (4-bit columns, pacer_ram.v),
+// slot heads and tails.
+pacer_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH)) qp_ram_inst (
+    .clk(clk), .rd_en(qp_rd_en), .rd_addr(hd_qp), .rd_data(qp_rd_data),
+    .wr_en(qp_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(qp_wr_data_reg)
+);
+pacer_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) desc_ram_inst (
+    .clk(clk), .rd_en(desc_rd_en), .rd_addr(srv_head_reg), .rd_data(desc_rd_data),
+    .wr_en(desc_wr_en), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
+);
+pacer_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) next_ram_inst (
+    .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(next_rd_data),
+    .wr_en(next_wr_en), .wr_addr(next_wr_addr), .wr_data(next_wr_data)
+);
+qp_state_ram #(.WIDTH(DIW), .DEPTH(4 * SLOT_COUNT), .ADDR_WIDTH(SB + 2)) head_ram_inst (
+    .clk(clk), .rd_en(slot_rd_en), .rd_addr(slot_rd_addr), .rd_data(head_rd_data),
+    .wr_en(head_wr_en), .wr_addr(head_wr_addr), .wr_data(head_wr_data)
+);
+qp_state_ram #(.WIDTH(DIW), .DEPTH(4 * SLOT_COUNT), .ADDR_WIDTH(SB + 2)) tail_ram_inst (
+    .clk(clk), .rd_en(slot_rd_en), .rd_addr(slot_rd_addr), .rd_data(tail_rd_data),
+    .wr_en(tail_wr_en), .wr_addr(tail_wr_addr), .wr_data(ins_desc)
+);
+
+wire cmd_waiting = hd_valid || cmd1_valid_reg;
+assign active = state_reg != STATE_IDLE || !nxt_ok_reg || due || cmd_waiting || link_pend_reg || !rel_idle;
+assign busy = active || held_reg != 0;
+assign next_busy_valid = !active && nxt_any_reg;
+assign next_busy_time = nxt_start_reg << SLOT_SHIFT;
 
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
@@ -625,9 +899,9 @@ reg [63:0] last_release_reg = 64'd0;
 always @(posedge clk) begin
     if (rst) begin
         last_release_reg <= 64'd0;
-    end else if (m_rel_valid_reg && m_rel_ready && !m_rel_drop_reg) begin
-        last_release_reg <= m_rel_time_reg;
-        assert (m_rel_time_reg >= last_release_reg)
+    end else if (m_rel_valid && m_rel_ready && !m_rel_drop) begin
+        last_release_reg <= m_rel_time;
+        assert (m_rel_time >= last_release_reg)
         else metaroce_assertion_failed("roce_pacer: a release before the previous one");
     end
     if (!rst) begin
@@ -635,6 +909,8 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("roce_pacer: more packets held than descriptors");
         assert (held_reg != 0 || slot_busy_reg == 0)
         else metaroce_assertion_failed("roce_pacer: a busy slot with no packet held");
+        assert (!(state_reg == STATE_INSERT && !free_next_ok_reg))
+        else metaroce_assertion_failed("roce_pacer: an insert before the free list's next entry was fetched");
     end
 end
 `endif

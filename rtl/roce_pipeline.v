@@ -12,14 +12,19 @@
  * point's byte counter and, handed on in the reaction point's order, the
  * pacer, which releases them at their QP's rate.
  *
- *   s_axis -> roce_parser -> roce_classify -> roce_cn -> m_axis (CNPs)
- *                                                |
- *                                             m_rate -> roce_pacer -> m_rel
+ *   s_axis -> roce_parser -> roce_classify -> [skid] -> roce_cn -> m_axis (CNPs)
+ *                                                            |
+ *                                         m_rate, s_adv -> [skid] -> roce_pacer -> m_rel
  *
  * A frame's tick and whether the host sent it travel in s_axis_tuser on its
  * first beat and wait in a small FIFO beside the parser for its record; the
  * classifier (roce_classify.v, SPEC.md §6.1) makes record and side band
- * into an event for the CN block.
+ * into an event for the CN block. Every boundary is registered: the
+ * parser's record and the classifier's event leave registers, the event
+ * and the pacer's commands pass a skid buffer (roce_skid.v), so no
+ * combinational path runs from one block into another. Latency (SPEC.md
+ * §8): one cycle more from event to CN block, one more from RP
+ * transaction to pacer; neither changes what comes out.
  *
  * | port                 | width      | meaning                                  |
  * |----------------------|------------|------------------------------------------|
@@ -115,14 +120,11 @@ module roce_pipeline #(
 localparam FIFO_INDEX_WIDTH = $clog2(TICK_FIFO_DEPTH);
 `include "metaroce_defs.vh"
 
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
 generate
     if (TICK_FIFO_DEPTH < 2 || (TICK_FIFO_DEPTH & (TICK_FIFO_DEPTH - 1)) != 0) begin : g_bad_fifo_depth
-`ifdef __ICARUS__
-        // Icarus Verilog 11 has no elaboration-time $error (12 has): stop at time 0.
-        initial $fatal(1, "roce_pipeline: TICK_FIFO_DEPTH must be a power of 2, at least 2");
-`else
-        $error("roce_pipeline: TICK_FIFO_DEPTH must be a power of 2, at least 2");
-`endif
+        roce_pipeline_TICK_FIFO_DEPTH_must_be_a_power_of_2_at_least_2 bad_fifo_depth();
     end
 endgenerate
 
@@ -244,6 +246,25 @@ wire [23:0] meta_tx_qp;
 assign {meta_tx_qp, meta_tx, meta_tick} = frame_fifo_mem[fifo_rd_reg[FIFO_INDEX_WIDTH-1:0]];
 
 // Classify (SPEC.md §6.1) into an event for the CN block.
+wire cls_valid;
+wire [1:0] cls_kind;
+wire [63:0] cls_time;
+wire [23:0] cls_qp;
+wire cls_ce;
+wire [16:0] cls_len;
+wire cls_ipv6;
+wire cls_vlan_valid;
+wire [11:0] cls_vlan_id;
+wire [47:0] cls_eth_dst;
+wire [47:0] cls_eth_src;
+wire [127:0] cls_ip_src;
+wire [127:0] cls_ip_dst;
+wire [15:0] cls_udp_sport;
+wire cls_src_qp_valid;
+wire [23:0] cls_src_qp;
+wire cls_extent_valid;
+wire [15:0] cls_extent;
+wire         cls_ready;
 wire         evt_valid;
 wire         evt_ready;
 wire [1:0]   evt_kind;
@@ -292,25 +313,42 @@ roce_classify classify_inst (
     .s_meta_tick(meta_tick),
     .s_meta_tx(meta_tx),
     .s_meta_tx_qp(meta_tx_qp),
-    .m_evt_valid(evt_valid),
-    .m_evt_ready(evt_ready),
-    .m_evt_kind(evt_kind),
-    .m_evt_time(evt_time),
-    .m_evt_qp(evt_qp),
-    .m_evt_ce(evt_ce),
-    .m_evt_len(evt_len),
-    .m_evt_ipv6(evt_ipv6),
-    .m_evt_vlan_valid(evt_vlan_valid),
-    .m_evt_vlan_id(evt_vlan_id),
-    .m_evt_eth_dst(evt_eth_dst),
-    .m_evt_eth_src(evt_eth_src),
-    .m_evt_ip_src(evt_ip_src),
-    .m_evt_ip_dst(evt_ip_dst),
-    .m_evt_udp_sport(evt_udp_sport),
-    .m_evt_src_qp_valid(evt_src_qp_valid),
-    .m_evt_src_qp(evt_src_qp),
-    .m_evt_extent_valid(evt_extent_valid),
-    .m_evt_extent(evt_extent)
+    .m_evt_valid(cls_valid),
+    .m_evt_ready(cls_ready),
+    .m_evt_kind(cls_kind),
+    .m_evt_time(cls_time),
+    .m_evt_qp(cls_qp),
+    .m_evt_ce(cls_ce),
+    .m_evt_len(cls_len),
+    .m_evt_ipv6(cls_ipv6),
+    .m_evt_vlan_valid(cls_vlan_valid),
+    .m_evt_vlan_id(cls_vlan_id),
+    .m_evt_eth_dst(cls_eth_dst),
+    .m_evt_eth_src(cls_eth_src),
+    .m_evt_ip_src(cls_ip_src),
+    .m_evt_ip_dst(cls_ip_dst),
+    .m_evt_udp_sport(cls_udp_sport),
+    .m_evt_src_qp_valid(cls_src_qp_valid),
+    .m_evt_src_qp(cls_src_qp),
+    .m_evt_extent_valid(cls_extent_valid),
+    .m_evt_extent(cls_extent)
+);
+
+
+// The event, registered again on its way to the CN block.
+wire evt_skid_busy;
+roce_skid #(
+    .WIDTH(532)
+) evt_skid_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_valid(cls_valid),
+    .s_ready(cls_ready),
+    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent}),
+    .m_valid(evt_valid),
+    .m_ready(evt_ready),
+    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent}),
+    .busy(evt_skid_busy)
 );
 
 wire meta_taken = meta_valid && meta_ready;
@@ -402,12 +440,37 @@ roce_cn #(
 );
 
 // The pacer flushes, and time advances, only once every frame before has
-// reached it; an advance is a pacer command with neither rate nor packet.
-wire upstream_idle = fifo_empty && !evt_valid && !cn_busy;
+// reached it; an advance is a pacer command with neither rate nor packet,
+// queued behind the RP's transactions.
+wire upstream_idle = fifo_empty && !cls_valid && !evt_skid_busy && !cn_busy;
 wire adv_open = upstream_idle && !rate_valid;
 wire adv_go = s_adv_valid && adv_open;
-assign s_adv_ready = pacer_ready && adv_open;
-assign rate_ready = pacer_ready;
+wire cmd_ready;
+assign s_adv_ready = cmd_ready && adv_open;
+assign rate_ready = cmd_ready;
+
+wire         cmd_valid;
+wire [63:0]  cmd_time;
+wire [23:0]  cmd_qp;
+wire         cmd_rate_valid;
+wire [31:0]  cmd_rate;
+wire         cmd_send;
+wire [16:0]  cmd_len;
+wire         cmd_skid_busy;
+roce_skid #(
+    .WIDTH(64 + 24 + 1 + 32 + 1 + 17)
+) cmd_skid_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_valid(rate_valid || adv_go),
+    .s_ready(cmd_ready),
+    .s_data({rate_valid ? rate_time : s_adv_time, rate_qp, rate_valid && rate_trigger != TRIGGER_SENT,
+             rate_rate, rate_valid && rate_sent, rate_len}),
+    .m_valid(cmd_valid),
+    .m_ready(pacer_ready),
+    .m_data({cmd_time, cmd_qp, cmd_rate_valid, cmd_rate, cmd_send, cmd_len}),
+    .busy(cmd_skid_busy)
+);
 
 roce_pacer #(
     .QP_COUNT(QP_COUNT),
@@ -418,15 +481,15 @@ roce_pacer #(
     .clk(clk),
     .rst(rst),
     .cfg(cfg),
-    .s_cmd_valid(rate_valid || adv_go),
+    .s_cmd_valid(cmd_valid),
     .s_cmd_ready(pacer_ready),
-    .s_cmd_time(rate_valid ? rate_time : s_adv_time),
-    .s_cmd_qp(rate_qp),
-    .s_cmd_rate_valid(rate_valid && rate_trigger != TRIGGER_SENT),
-    .s_cmd_rate(rate_rate),
-    .s_cmd_send(rate_valid && rate_sent),
-    .s_cmd_len(rate_len),
-    .flush(flush && upstream_idle),
+    .s_cmd_time(cmd_time),
+    .s_cmd_qp(cmd_qp),
+    .s_cmd_rate_valid(cmd_rate_valid),
+    .s_cmd_rate(cmd_rate),
+    .s_cmd_send(cmd_send),
+    .s_cmd_len(cmd_len),
+    .flush(flush && upstream_idle && !rate_valid && !cmd_skid_busy),
     .m_rel_valid(m_rel_valid),
     .m_rel_ready(m_rel_ready),
     .m_rel_time(m_rel_time),
@@ -450,7 +513,7 @@ assign mon_rate_trigger = rate_trigger;
 assign mon_rate_sent = rate_sent;
 assign mon_rate_len = rate_len;
 
-assign active = !frame_start_reg || !upstream_idle || pacer_active;
+assign active = !frame_start_reg || !upstream_idle || rate_valid || cmd_skid_busy || pacer_active;
 assign busy = active || pacer_busy;
 
 endmodule
