@@ -111,12 +111,14 @@ localparam [2:0]
     CNP_CRC = 3'd3,
     CNP_SEND = 3'd4;
 
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512)) begin : g_bad_width
-        $error("cnp_notify: DATA_WIDTH must be 64, 128, 256 or 512 with KEEP_WIDTH = DATA_WIDTH/8");
+        cnp_notify_DATA_WIDTH_must_be_64_128_256_or_512_with_KEEP_WIDTH_DATA_WIDTH_over_8 bad_width();
     end
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
-        $error("cnp_notify: QP_COUNT must be 1..2^24");
+        cnp_notify_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
     end
 endgenerate
 

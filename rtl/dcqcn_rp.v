@@ -113,9 +113,11 @@ localparam [1:0]
 // Stage and trigger codes, shared with the golden model.
 `include "metaroce_defs.vh"
 
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
 generate
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
-        $error("dcqcn_rp: QP_COUNT must be 1..2^24");
+        dcqcn_rp_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
     end
 endgenerate
 
