@@ -126,7 +126,7 @@ pub fn rust_params() -> String {
     }
     s.push_str("            _ => return None,\n        })\n    }\n\n");
     s.push_str("    /// Sets a parameter by name, unchecked; false for an unknown name or choice.\n");
-    s.push_str("    fn set_value(&mut self, name: &str, v: u32) -> bool {\n        match name {\n");
+    s.push_str("    pub(crate) fn set_value(&mut self, name: &str, v: u32) -> bool {\n        match name {\n");
     for p in CC_PARAMS {
         match p.choices {
             Some((ty, _)) => writeln!(

@@ -41,7 +41,7 @@
 `define CFG_MIN_DEC_Q15 161:146
 `define CFG_MIN_DEC_Q15_W 16
 
-// rp_dce_tcp_g (Same): g, the weight of each new alpha sample, in 1/1024.
+// rp_dce_tcp_g (Mlx5Weight): Weight kept on the old alpha, in 1/1024, as mlx5's `dce_tcp_g` (register: the gain g = 1024 - value).
 `define CFG_G 172:162
 `define CFG_G_W 11
 

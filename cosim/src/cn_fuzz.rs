@@ -45,7 +45,8 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         np_cnp_prio: dice.below(8) as u32,
         rp_min_rate: 1 + dice.below(u64::from(line) / 2) as u32,
         rp_min_dec_fac: dice.below(101) as u32,
-        rp_dce_tcp_g: 1 + dice.below(1024) as u32,
+        // g = 1 + the draw, as mlx5's weight 1024 − g.
+        rp_dce_tcp_g: 1023 - dice.below(1024) as u32,
         rp_dce_tcp_rtt: 1 + dice.below(100) as u32,
         rp_time_reset: 10 + dice.below(300) as u32,
         rp_byte_reset: 1 + dice.below(200_000) as u32,

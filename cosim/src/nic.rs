@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use metaroce_golden::cc_params::{CcMode, CcRegisters, CcSetting};
+use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::cn::{CongestionNotifier, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::NicConfig;
 
@@ -24,18 +25,36 @@ pub struct NicFile {
 impl NicFile {
     /// Reads and parses `path`; errors name the file. A `comment` field at
     /// the top, in `cc` or in a QP context is skipped (`metaroce nic init`
-    /// writes them).
+    /// writes them). `cc.preset` (`paper`, `ns3`, `mlx5`) gives the
+    /// defaults of the `cc` values the file does not set (`SPEC.md` §6.8).
     pub fn read(path: &Path) -> Result<Self, String> {
         let named = |e: serde_json::Error| format!("{}: {e}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut value = serde_json::from_str::<serde_json::Value>(&text).ok();
-        let config = match value.as_mut().is_some_and(strip_comments) {
-            true => serde_json::from_value(value.unwrap_or_default()).map_err(named)?,
+        let preset = value.as_mut().map(take_preset).transpose().map_err(|e| format!("{}: {e}", path.display()))?.flatten();
+        let mut config = match value.as_mut().is_some_and(strip_comments) || preset.is_some() {
+            true => serde_json::from_value(value.clone().unwrap_or_default()).map_err(named)?,
             // Without comments, parse the text itself: its errors say where.
             false => serde_json::from_str::<NicConfig>(&text).map_err(named)?,
         };
+        if let Some((preset, set)) = preset {
+            config.cc = config
+                .cc
+                .preset_beneath(preset, |name| set.iter().any(|s| s == name))
+                .map_err(|e| format!("{}: cc.preset {preset}: {e}", path.display()))?;
+        }
         Ok(NicFile { path: path.to_path_buf(), config })
     }
+}
+
+/// Removes `cc.preset` from a NIC file's JSON: the preset, and the names
+/// of the `cc` values the file sets itself.
+fn take_preset(value: &mut serde_json::Value) -> Result<Option<(CcPreset, Vec<String>)>, String> {
+    let Some(cc) = value.get_mut("cc").and_then(|cc| cc.as_object_mut()) else { return Ok(None) };
+    let Some(preset) = cc.remove("preset") else { return Ok(None) };
+    let preset = preset.as_str().ok_or("cc.preset: a string: paper, ns3 or mlx5")?;
+    let preset = preset.parse::<CcPreset>().map_err(|e| format!("cc.preset: {e}"))?;
+    Ok(Some((preset, cc.keys().cloned().collect())))
 }
 
 /// Removes the `comment` fields a NIC file may carry; whether there were any.
@@ -64,6 +83,8 @@ pub struct CnOverrides {
     /// This NIC's MAC (which frames are ours), over the NIC file's.
     pub local_mac: Option<String>,
     pub mode: Option<CcMode>,
+    /// `--cc-preset`: applied before the single parameters.
+    pub preset: Option<CcPreset>,
     /// `--cc-param NAME=VALUE`, in order.
     pub params: Vec<CcSetting>,
 }
@@ -80,6 +101,9 @@ impl CnOverrides {
         }
         if let Some(mode) = self.mode {
             write!(s, " --cc {}", mode.name()).unwrap();
+        }
+        if let Some(preset) = self.preset {
+            write!(s, " --cc-preset {preset}").unwrap();
         }
         for setting in &self.params {
             write!(s, " --cc-param {setting}").unwrap();
@@ -120,6 +144,9 @@ impl CnSetup {
         }
         if let Some(mac) = &overrides.local_mac {
             nic.local_mac = Some(mac.clone());
+        }
+        if let Some(preset) = overrides.preset {
+            nic.cc.apply_preset(preset).map_err(|e| named(format!("--cc-preset {preset}: {e}")))?;
         }
         for setting in &overrides.params {
             nic.cc.apply(*setting).map_err(|e| e.to_string())?;

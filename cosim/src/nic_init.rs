@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::path::Path;
 
-use metaroce_golden::cc_params::CcParams;
+use metaroce_golden::cc_params::{CcParam, CcParams, CC_PARAMS};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::opcode::CNP;
 use metaroce_golden::record::MacAddr;
@@ -26,30 +26,6 @@ use crate::capture::{CaptureReader, Frame};
 /// marks with it (so CNPs are counted), but their DestQP is wrong until it
 /// is replaced by the sender's QP.
 pub const REMOTE_QP_PLACEHOLDER: u32 = 0xFF_FFFF;
-
-/// Where each congestion-control default comes from (`SPEC.md` §6.2, §7).
-const CC_SOURCES: &[(&str, &str)] = &[
-    ("mode", "dcqcn: standard CNPs; metaroce sends the CE extent (SPEC 6.2)"),
-    ("line_rate_mbps", "100 GbE; set your link's rate (SPEC 6.2)"),
-    ("np_min_time_between_cnps", "DCQCN paper, us (mlx5 default 4)"),
-    ("np_cnp_dscp", "mlx5 default"),
-    ("np_cnp_prio", "mlx5 default"),
-    ("rp_min_rate", "rate floor, Mb/s (SPEC 6.2)"),
-    ("rp_min_dec_fac", "mlx5 default, percent"),
-    ("rp_dce_tcp_g", "DCQCN paper g = 1/256, in 1/1024"),
-    ("rp_dce_tcp_rtt", "DCQCN paper alpha period, us"),
-    ("rp_time_reset", "DCQCN paper T, us"),
-    ("rp_byte_reset", "DCQCN paper B = 10 MB"),
-    ("rp_threshold", "DCQCN paper F"),
-    ("rp_ai_rate", "mlx5 default R_AI, Mb/s"),
-    ("rp_hai_rate", "mlx5 default R_HAI, Mb/s"),
-    ("rp_initial_alpha_value", "mlx5 default, 1023 = 1.0"),
-    ("rp_rate_to_set_on_first_cnp", "mlx5 default, 0 = cut as usual"),
-    ("rp_clamp_tgt_rate", "mlx5 default; ns-3 ClampTargetRate"),
-    ("pacer_burst_bytes", "0 = strict pacing (SPEC 7)"),
-    ("pacer_min_gap_ns", "no minimum gap (SPEC 7)"),
-    ("pacer_start_rate", "0 = line rate (SPEC 7)"),
-];
 
 /// The NIC file as `nic init` writes it: `NicConfig`'s fields, each part
 /// with a `comment` (which `NicFile::read` skips).
@@ -251,8 +227,15 @@ pub fn nic_init(capture: &Path, local_mac: Option<[u8; 6]>, parser: &ParserConfi
         ));
     }
     let params = CcParams::default();
-    let cc_comment = CC_SOURCES.iter().map(|(name, source)| format!("{name}: {source}")).collect();
+    let cc_comment = CC_PARAMS.iter().filter(|p| !p.omit_default).map(cc_param_comment).collect();
     Ok(NicDraft { comment, local_mac: MacAddr(mac).to_string(), qps, cc: CcDraft { comment: cc_comment, params } })
+}
+
+/// One `cc` comment line: the parameter's doc, unit and the source of its
+/// default, from the register table (`SPEC.md` §6.2).
+fn cc_param_comment(p: &CcParam) -> String {
+    let unit = if p.unit.is_empty() { String::new() } else { format!(" ({})", p.unit) };
+    format!("{}{unit}: {} Default from: {}.", p.name, p.doc, p.source)
 }
 
 #[cfg(test)]
@@ -263,7 +246,7 @@ mod tests {
     fn every_cc_parameter_has_a_source() {
         let value = serde_json::to_value(CcParams::default()).unwrap();
         let names: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        let mut sourced: Vec<&str> = CC_SOURCES.iter().map(|(n, _)| *n).collect();
+        let mut sourced: Vec<&str> = CC_PARAMS.iter().filter(|p| !p.omit_default).map(|p| p.name).collect();
         let mut names = names;
         names.sort();
         sourced.sort();

@@ -16,6 +16,7 @@ use metaroce_cosim::replay::replay_cn;
 use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
 use metaroce_golden::cc_params::CcSetting;
+use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
 #[test]
@@ -168,7 +169,7 @@ fn bad_parameters_are_refused_with_a_clear_message() {
     let capture = capture.to_str().unwrap();
     for (param, needle) in [
         ("np_min_time_between_cnps=0", "np_min_time_between_cnps = 0: must be 1..="),
-        ("rp_dce_tcp_g=2000", "rp_dce_tcp_g = 2000: must be 1..=1024"),
+        ("rp_dce_tcp_g=2000", "rp_dce_tcp_g = 2000: must be 0..=1023"),
         ("rp_min_rate=200000", "minimum rate is above the line rate"),
         ("rp_nonsense=1", "known names"),
         ("rp_ai_rate=fast", "not a decimal integer"),
@@ -215,6 +216,58 @@ fn the_rate_reduce_monitor_period_matches_between_golden_model_and_rtl() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(runs > 5 && changed > 0, "{runs} captures run, {changed} changed by the period");
+}
+
+/// `--cc-preset paper|ns3|mlx5` (`SPEC.md` §6.8): golden model and RTL
+/// agree under each preset on every capture whose NIC allows it, and each
+/// preset changes what some capture does.
+#[test]
+fn each_preset_matches_between_golden_model_and_rtl() {
+    let seed = common::seed("cn presets");
+    let options = CosimOptions::new(Model::plain(64), Handshake { seed, idle_pct: 25, stall_pct: 25 });
+    let mut failures = Vec::new();
+    for preset in CcPreset::ALL {
+        let overrides = CnOverrides { preset: Some(preset), ..CnOverrides::default() };
+        let (mut runs, mut changed) = (0, 0);
+        for capture in common::captures() {
+            let Ok(setup) = CnSetup::for_capture(&capture, &overrides) else { continue };
+            let run = cosim_cn_capture(&capture, &options, &setup);
+            if common::matched(&run, format!("{} --cc-preset {preset}", capture.display()), &mut failures) {
+                runs += 1;
+                let base = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
+                let before = cosim_cn_capture(&capture, &options, &base).cn.map(|c| c.rate_changes);
+                changed += usize::from(run.cn.map(|c| c.rate_changes) != before);
+            }
+        }
+        assert!(runs > 5 && changed > 0, "{preset}: {runs} captures run, {changed} changed by the preset");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A NIC file's `cc.preset` gives the defaults of what the file leaves
+/// out; the file's own values and `--cc-param` win; a bad preset is
+/// refused naming the file, and `--cc-preset` naming the flag.
+#[test]
+fn a_nic_files_preset_sits_beneath_its_own_values() {
+    let nic = common::scratch("preset.nic.json");
+    std::fs::write(&nic, r#"{"cc": {"preset": "ns3", "line_rate_mbps": 400000, "rp_time_reset": 100}}"#).unwrap();
+    let file = metaroce_cosim::nic::NicFile::read(&nic).unwrap();
+    let cc = file.config.cc;
+    // ns-3's R_AI scales with the line rate: 5 Mb/s per 25 Gb/s.
+    assert_eq!((cc.rp_ai_rate, cc.rp_hai_rate, cc.rp_threshold, cc.rp_time_reset), (80, 800, 1, 100));
+    let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
+    let overrides = CnOverrides {
+        nic: Some(file),
+        params: vec!["rp_threshold=3".parse::<CcSetting>().unwrap()],
+        ..CnOverrides::default()
+    };
+    assert_eq!(CnSetup::for_capture(&capture, &overrides).unwrap().nic.cc.rp_threshold, 3);
+    std::fs::write(&nic, r#"{"cc": {"preset": "hpcc"}}"#).unwrap();
+    let e = metaroce_cosim::nic::NicFile::read(&nic).unwrap_err();
+    assert!(e.contains("preset.nic.json") && e.contains("`hpcc`: choose one of paper, ns3, mlx5"), "{e}");
+    let capture = capture.to_str().unwrap();
+    let (ok, stderr) = metaroce(&["cosim", capture, "--block", "cn", "--cc-preset", "hpcc"]);
+    assert!(!ok && stderr.contains("--cc-preset") && stderr.contains("`hpcc`") && !stderr.contains("panicked"), "{stderr}");
 }
 
 /// Random parameters, QP tables and event streams (`metaroce fuzz --block

@@ -154,10 +154,13 @@ fn the_readme_block_regenerates_from_one_command() {
     for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 2 modes x 2 CNP intervals x 2 charts, each linked.
+    // 3 cases x 2 modes x 3 presets x 2 charts, each linked.
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 24);
-    assert!(updated.contains("| metaroce, CNPs ≥ 4 µs apart |"), "{updated}");
+    assert_eq!(svgs.len(), 36);
+    for preset in ["paper", "ns3", "mlx5"] {
+        assert!(updated.contains(&format!("| metaroce, {preset} |")), "{preset}:\n{updated}");
+        assert!(updated.contains(&format!("| rates, {preset} preset |")), "{preset}:\n{updated}");
+    }
     for svg in &svgs {
         assert!(updated.contains(&format!("charts/{}", svg.display())), "{} not linked", svg.display());
     }
@@ -183,7 +186,7 @@ fn block_references(readme: &str) -> (Vec<&str>, usize) {
 fn assert_references_exist(readme: &str, dir: &Path) {
     let (targets, images) = block_references(readme);
     assert!(images >= 4, "{images} charts inline:\n{readme}");
-    assert!(targets.len() >= 24 + images, "{} references:\n{readme}", targets.len());
+    assert!(targets.len() >= 36 + images, "{} references:\n{readme}", targets.len());
     for target in targets {
         assert!(dir.join(target).is_file(), "{target}: referenced, but no such file under {}", dir.display());
     }
@@ -200,7 +203,7 @@ fn the_readme_shows_charts_that_exist() {
 
 #[test]
 fn bad_flags_are_refused_by_name() {
-    let cases: [(&[&str], i32, &str); 8] = [
+    let cases: [(&[&str], i32, &str); 9] = [
         (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
         (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),
         (&["sim", "incast", "--hosts", "3", "--rtl", "7"], 1, "--rtl 7: there are hosts 0 to 3"),
@@ -209,6 +212,7 @@ fn bad_flags_are_refused_by_name() {
         (&["sim", "incast", "--cc", "reno"], 2, "reno"),
         (&["sim", "incast", "--rtl", "some"], 2, "a host number or `all`"),
         (&["sim", "incast", "--mark", "ingress"], 2, "`ingress`: `enqueue` or `dequeue`"),
+        (&["sim", "incast", "--cc-preset", "dcqcn"], 2, "`dcqcn`: choose one of paper, ns3, mlx5"),
     ];
     for (args, code, needle) in cases {
         let out = metaroce(args);

@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(p.set("np_min_time_between_cnps", "0").unwrap_err().name, "np_min_time_between_cnps");
         let mut p2 = CcParams::default();
         let e = p2.set("rp_dce_tcp_g", "2000").unwrap_err();
-        assert_eq!(e.to_string(), "bad congestion-control parameter rp_dce_tcp_g = 2000: must be 1..=1024");
+        assert_eq!(e.to_string(), "bad congestion-control parameter rp_dce_tcp_g = 2000: must be 0..=1023");
         let mut p3 = CcParams::default();
         let e = p3.set("rp_min_rate", "200000").unwrap_err();
         assert!(e.to_string().contains("above the line rate"), "{e}");

@@ -29,6 +29,9 @@ pub enum CcConv {
     PercentQ15,
     /// mlx5's 0..1023 alpha as Q1.15: 1023 is 1.0 exactly, else v·32768/1024.
     Mlx5Alpha,
+    /// mlx5's weight kept on the old alpha, in 1/1024, as the gain g = 1024 − v
+    /// (`dce_tcp_g`: α = (v/1024)·α + (1024 − v)/1024 · sample).
+    Mlx5Weight,
     /// ns per byte at v Mb/s, Q20.20 ([`byte_time`]); 0 = at the line rate.
     ByteTime,
 }
@@ -76,7 +79,8 @@ pub const LINE_RATE_MAX_MBPS: u32 = 1_600_000;
 pub const TIME_PARAM_MAX_US: u32 = 4_000_000;
 /// Alpha and the MetaRoCE CE extent are fractions in Q1.15: 1.0 = 32768.
 pub const FRACTION_ONE: u32 = 1 << 15;
-/// `rp_dce_tcp_g` counts g in 1/1024 (g = 4/1024 = 1/256 is the paper's).
+/// g counts in 1/1024 (g = 4/1024 = 1/256 is the paper's); `rp_dce_tcp_g`
+/// is mlx5's weight on the old alpha, G_SCALE − g.
 pub const G_SCALE: u32 = 1024;
 /// `rp_initial_alpha_value` is on mlx5's 0..1023 scale.
 pub const MLX5_ALPHA_MAX: u32 = 1023;
@@ -106,6 +110,7 @@ impl CcConv {
             CcConv::PercentQ15 => v64 * u64::from(FRACTION_ONE) / 100,
             CcConv::Mlx5Alpha if v == MLX5_ALPHA_MAX => FRACTION_ONE.into(),
             CcConv::Mlx5Alpha => v64 * u64::from(FRACTION_ONE) / u64::from(MLX5_ALPHA_MAX + 1),
+            CcConv::Mlx5Weight => u64::from(G_SCALE) - v64,
             CcConv::ByteTime => byte_time(if v == 0 { line_rate_mbps } else { v }.saturating_mul(1000)),
         }
     }
@@ -132,7 +137,7 @@ const fn num(name: &'static str, unit: &'static str, default: u32, min: CcBound,
 }
 
 use CcBound::{Num, Param};
-use CcConv::{ByteTime, Mlx5Alpha, PercentQ15, Same, Thousand};
+use CcConv::{ByteTime, Mlx5Alpha, Mlx5Weight, PercentQ15, Same, Thousand};
 
 /// Every parameter, in bus order (bit 0 first). Defaults: the DCQCN paper
 /// (Zhu et al., SIGCOMM 2015) where it gives one, mlx5's otherwise.
@@ -188,10 +193,11 @@ pub const CC_PARAMS: &[CcParam] = &[
         ..num("rp_min_dec_fac", "%", 50, Num(0), Num(100))
     },
     CcParam {
-        source: "DCQCN paper (SIGCOMM 2015): g = 1/256",
-        doc: "g, the weight of each new alpha sample, in 1/1024.",
-        registers: &[reg("g", 11, Same)],
-        ..num("rp_dce_tcp_g", "1/1024", 4, Num(1), Num(G_SCALE))
+        source: "DCQCN paper (SIGCOMM 2015): g = 1/256, as mlx5's weight 1020; mlx5 default 1019 (NVIDIA DOCA \
+                 \"DCQCN CC Parameters\", Mellanox DOC-2790: α = (dce_tcp_g/1024)·α + (1024 − dce_tcp_g)/1024)",
+        doc: "Weight kept on the old alpha, in 1/1024, as mlx5's `dce_tcp_g` (register: the gain g = 1024 - value).",
+        registers: &[reg("g", 11, Mlx5Weight)],
+        ..num("rp_dce_tcp_g", "1/1024", 1020, Num(0), Num(G_SCALE - 1))
     },
     CcParam {
         source: "DCQCN paper (SIGCOMM 2015): alpha period K = 55 µs",

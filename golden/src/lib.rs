@@ -9,11 +9,13 @@
 //! * [`cn`]: congestion notification: [`cn_event`] (its input),
 //!   [`notify`] (CNPs), [`reaction`] (DCQCN / MetaRoCE rates),
 //!   [`cc_params`] (parameters and their fixed point, from the register
-//!   table [`cc_table`]).
+//!   table [`cc_table`]), [`cc_presets`] (the paper's, ns-3's and mlx5's
+//!   defaults).
 //! * [`pacer`]: per-QP pacing in a timing wheel.
 //! * [`pipeline`]: the whole top, parser to pacer.
 
 pub mod cc_params;
+pub mod cc_presets;
 pub mod cc_table;
 pub mod cn;
 pub mod cn_event;

@@ -174,7 +174,7 @@ fn options_stay_within_the_bound() {
         CcParams { rp_clamp_tgt_rate: 1, ..params },
         CcParams { rp_rate_to_set_on_first_cnp: 20_000, ..params },
         CcParams { rp_min_dec_fac: 90, rp_initial_alpha_value: 300, ..params },
-        CcParams { rp_dce_tcp_g: 64, line_rate_mbps: 400_000, rp_min_rate: 1000, ..params },
+        CcParams { rp_dce_tcp_g: 960, line_rate_mbps: 400_000, rp_min_rate: 1000, ..params },
     ] {
         let (rate_err, alpha_err, stages) = run(tweak, &cnps, 6_000_000);
         println!("{tweak:?}: {:.5} % / {alpha_err:.6} / {stages:?}", rate_err * 100.0);

@@ -295,7 +295,7 @@ fn dcqcn_fast_alpha() -> Capture {
     let last = sender(1, 0x16, &[]).remove(0);
     frames.push(GenFrame::at(START_NS + 20_000 * US, last.data));
     let cc = CcParams {
-        rp_dce_tcp_g: 1024,
+        rp_dce_tcp_g: 0,
         rp_ai_rate: 20_000,
         rp_hai_rate: 40_000,
         rp_threshold: 1,

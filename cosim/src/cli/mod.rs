@@ -22,6 +22,7 @@ use metaroce_cosim::rtl::DATA_WIDTHS;
 use metaroce_cosim::run::Block;
 use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cc_params::CcSetting;
+use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::ParserConfig;
 
 /// `--block`: one block of the table, or all of them.
@@ -86,8 +87,13 @@ pub struct CnArgs {
     /// Congestion control: dcqcn or metaroce (overrides the NIC file).
     #[arg(long, value_enum)]
     cc: Option<CcChoice>,
+    /// Congestion-control defaults of one source, over the NIC file's
+    /// values: `paper` (DCQCN, SIGCOMM 2015), `ns3` (HPCC's ns-3 model) or
+    /// `mlx5` (ConnectX firmware); SPEC.md §6.8.
+    #[arg(long = "cc-preset", value_name = "paper|ns3|mlx5")]
+    cc_preset: Option<CcPreset>,
     /// Set one congestion-control parameter by its mlx5 name, e.g.
-    /// `--cc-param np_min_time_between_cnps=4` (repeatable).
+    /// `--cc-param np_min_time_between_cnps=4` (repeatable; after the preset).
     #[arg(long = "cc-param", value_name = "NAME=VALUE")]
     cc_params: Vec<CcSetting>,
 }
@@ -99,6 +105,7 @@ impl CnArgs {
             nic: self.nic.as_deref().map(NicFile::read).transpose().map_err(anyhow::Error::msg)?,
             local_mac: self.local_mac.clone(),
             mode: self.cc.map(CcChoice::mode),
+            preset: self.cc_preset,
             params: self.cc_params.clone(),
         })
     }

@@ -8,10 +8,12 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use metaroce_cosim::sim::report::{run_modes, write_readme_figures};
+use metaroce_cosim::sim::readme::write_readme_figures;
+use metaroce_cosim::sim::report::run_modes;
 use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimConfig};
 use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cc_params::CcSetting;
+use metaroce_golden::cc_presets::CcPreset;
 
 use super::{parse_u64, CcChoice};
 
@@ -69,7 +71,12 @@ pub struct Args {
     /// Congestion control of every NIC; several run side by side.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
     cc: Vec<CcChoice>,
-    /// Set one congestion-control parameter by its mlx5 name (repeatable).
+    /// Congestion-control defaults of one source: `paper`, `ns3` or `mlx5`
+    /// (SPEC.md §6.8), at --link-gbps.
+    #[arg(long = "cc-preset", value_name = "paper|ns3|mlx5")]
+    cc_preset: Option<CcPreset>,
+    /// Set one congestion-control parameter by its mlx5 name (repeatable;
+    /// after the preset).
     #[arg(long = "cc-param", value_name = "NAME=VALUE")]
     cc_params: Vec<CcSetting>,
     /// Put the Verilated top in host N's NIC, or `all` in every NIC.
@@ -122,6 +129,9 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
     config.mark = args.mark;
+    if let Some(preset) = args.cc_preset {
+        config.apply_preset(preset).map_err(anyhow::Error::msg)?;
+    }
     for setting in &args.cc_params {
         config.cc.apply(*setting)?;
     }

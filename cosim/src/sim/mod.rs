@@ -16,12 +16,13 @@
 //! The files: [`scenario`] (what runs: scenario, links, NICs), [`world`]
 //! (the event loop), [`outputs`] (what a run gives back), and the parts of
 //! the network: [`nic`], [`packet`], [`switch`]; [`report`] and [`plot`]
-//! turn runs into tables, charts and the README's figures.
+//! turn runs into tables and charts, and [`readme`] makes the README's figures.
 
 pub mod nic;
 pub mod outputs;
 pub mod packet;
 pub mod plot;
+pub mod readme;
 pub mod report;
 pub mod scenario;
 pub mod switch;

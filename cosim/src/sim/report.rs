@@ -24,6 +24,9 @@ use crate::capture::write_capture;
 pub struct Summary {
     pub scenario: String,
     pub cc: String,
+    /// The congestion-control preset (`paper`, `ns3`, `mlx5`), or
+    /// `defaults` (the parameter table's).
+    pub preset: String,
     /// `np_min_time_between_cnps`, µs.
     pub cnp_interval_us: u32,
     pub link_gbps: u32,
@@ -54,6 +57,12 @@ pub struct Summary {
     /// From the first start until every egress queue stays at or below
     /// Kmax for the rest of the run, µs.
     pub converge_us: Option<f64>,
+    /// From when the busiest egress queue, having passed Kmin, first falls
+    /// back below it, until every flow still running has a rate at or
+    /// above its fair share (a flow that finishes first counts at its
+    /// finish), µs; none when the queue never does, or a flow never gets
+    /// there (issue 16's "no stranded QP").
+    pub fair_share_after_us: Option<f64>,
 }
 
 pub fn summarize(run: &SimRun) -> Summary {
@@ -72,6 +81,7 @@ pub fn summarize(run: &SimRun) -> Summary {
     Summary {
         scenario: c.scenario.name(),
         cc: run.mode.name().to_string(),
+        preset: c.preset_name().to_string(),
         cnp_interval_us: c.cc.np_min_time_between_cnps,
         link_gbps: c.link_gbps,
         mark: c.mark.name().to_string(),
@@ -90,7 +100,37 @@ pub fn summarize(run: &SimRun) -> Summary {
         ideal_completion_us: ideal_completion_us(run),
         jain_fairness: jain(&flow_throughputs(run)),
         converge_us,
+        fair_share_after_us: fair_share_after_us(run),
     }
+}
+
+/// [`Summary::fair_share_after_us`]: the samples give the queue, each
+/// flow's rate steps its rate.
+fn fair_share_after_us(run: &SimRun) -> Option<f64> {
+    let kmin = run.config.red.kmin;
+    let busiest = (0..run.peak_port.len()).max_by_key(|&p| run.peak_port[p])?;
+    let above = run.samples.iter().position(|s| s.port_depth[busiest] > kmin)?;
+    let below_ns = run.samples[above..].iter().find(|s| s.port_depth[busiest] < kmin)?.time_ns;
+    let fair_kbps = fair_share_gbps(run) * 1e6;
+    let mut latest_ns = below_ns;
+    for f in &run.flows {
+        let done_ns = f.done_ps.map(|ps| ps / 1000);
+        if done_ns.is_some_and(|d| d <= below_ns) {
+            continue;
+        }
+        let rate_at_below = f.rate_steps.iter().take_while(|&&(t, _)| t <= below_ns).last().map_or(f.start_rate_kbps, |s| s.1);
+        let reached_ns = if f64::from(rate_at_below) >= fair_kbps {
+            Some(below_ns)
+        } else {
+            f.rate_steps.iter().find(|&&(t, r)| t > below_ns && f64::from(r) >= fair_kbps).map(|s| s.0)
+        };
+        let at_ns = match (reached_ns, done_ns) {
+            (Some(r), Some(d)) => r.min(d),
+            (r, d) => r.or(d)?,
+        };
+        latest_ns = latest_ns.max(at_ns);
+    }
+    Some((latest_ns - below_ns) as f64 / 1000.0)
 }
 
 /// The busiest host link (in or out), at line rate with the wire overhead.
@@ -183,10 +223,11 @@ pub fn queue_csv(run: &SimRun) -> String {
 fn title(run: &SimRun, what: &str) -> String {
     let c = &run.config;
     format!(
-        "{what}: {} at {} Gb/s, {}, CNPs ≥ {} µs apart, ECN on {}",
+        "{what}: {} at {} Gb/s, {} ({} preset), CNPs ≥ {} µs apart, ECN on {}",
         c.scenario.name(),
         c.link_gbps,
         run.mode.name(),
+        c.preset_name(),
         c.cc.np_min_time_between_cnps,
         c.mark.name()
     )
@@ -299,7 +340,9 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         format!("{:.0} kB", b as f64 / 1000.0)
     }
     type Row = (&'static str, fn(&Summary) -> String);
-    let rows: [Row; 12] = [
+    let rows: [Row; 15] = [
+        ("preset, CNP interval", |s| format!("{}, {} µs", s.preset, s.cnp_interval_us)),
+        ("ECN marking", |s| format!("on {}", s.mark)),
         ("peak shared buffer", |s| kb(s.peak_buffer_bytes)),
         ("mean shared buffer", |s| kb(s.mean_buffer_bytes)),
         ("peak egress queue", |s| kb(s.peak_port_bytes)),
@@ -316,6 +359,10 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         ("line-rate bound", |s| format!("{:.1} µs", s.ideal_completion_us)),
         ("Jain's fairness", |s| format!("{:.3}", s.jain_fairness)),
         ("queue under Kmax after", |s| optional(s.converge_us, "µs")),
+        ("every QP at its fair share", |s| match s.fair_share_after_us {
+            Some(us) => format!("{us:.1} µs after the queue fell below Kmin"),
+            None => "never".to_string(),
+        }),
         ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
     ];
     let mut t = String::from("|");
@@ -323,7 +370,7 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         let _ = write!(t, " {} at {}G |", s.scenario, s.link_gbps);
     }
     for s in runs {
-        let _ = write!(t, " {}, CNPs ≥ {} µs apart |", s.cc, s.cnp_interval_us);
+        let _ = write!(t, " {}, {} |", s.cc, s.preset);
     }
     t.push_str("\n|---|");
     t.push_str(&"---|".repeat(runs.len()));
@@ -378,117 +425,6 @@ pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn
     fs::write(&path, &table).with_context(|| format!("cannot write {}", path.display()))?;
     writeln!(log, "\n{table}")?;
     Ok(summaries)
-}
-
-/// The README's measurement set (`SPEC.md` §9.5): (file stem, configuration).
-pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
-    let mut cases = vec![
-        ("incast16-100g", SimConfig::new(Scenario::Incast { senders: 16 }, 100)),
-        ("incast16-400g", SimConfig::new(Scenario::Incast { senders: 16 }, 400)),
-        ("alltoall8-100g", SimConfig::new(Scenario::AllToAll { hosts: 8 }, 100)),
-    ];
-    for (_, config) in &mut cases {
-        config.record_captures = false;
-    }
-    // Hosts of a collective never start together to the ns.
-    cases[2].1.jitter_ns = 20_000;
-    cases
-}
-
-/// Where the README's generated block starts and ends.
-pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
-pub const README_END: &str = "<!-- metaroce sim readme: end -->";
-
-/// The case whose charts the README shows inline, one column per mode; the
-/// others' are linked.
-pub const README_INLINE_CASE: &str = "incast16-100g";
-
-/// The CNP intervals of the README's set: the DCQCN paper's 50 µs and
-/// recent mlx5 NICs' 4 µs (faster notification).
-pub const README_CNP_INTERVALS_US: [u32; 2] = [50, 4];
-
-/// Runs the README's measurement set in both modes at both CNP
-/// intervals: charts and
-/// `summary.md` into `dir`, and the table with links to the charts into
-/// `readme` between [`README_BEGIN`] and [`README_END`], with the charts of
-/// [`README_INLINE_CASE`] shown inline.
-pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
-    const MODES: [CcMode; 2] = [CcMode::Dcqcn, CcMode::Metaroce];
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut block = String::new();
-    let mut readme_block = String::new();
-    for (stem, mut config) in readme_cases() {
-        let mut summaries = Vec::new();
-        let mut charts = Vec::new();
-        // (what the row shows, one image per mode)
-        let mut inline: Vec<(String, Vec<String>)> = Vec::new();
-        for interval in README_CNP_INTERVALS_US {
-            config.cc.np_min_time_between_cnps = interval;
-            for mode in MODES {
-                let started = Instant::now();
-                let variant = format!("{}-cnp{interval}us", mode.name());
-                let run = super::world::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
-                let mut links = Vec::new();
-                for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
-                    let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));
-                    fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
-                    let link = relative_link(readme, &path);
-                    let row = format!("{kind}, CNPs ≥ {interval} µs apart");
-                    let image = format!("![{}: {row}]({link})", mode.name());
-                    match inline.iter_mut().find(|(r, _)| *r == row) {
-                        Some((_, images)) => images.push(image),
-                        None => inline.push((row, vec![image])),
-                    }
-                    links.push(format!("[{kind}]({link})"));
-                }
-                charts.push(format!("{} {interval} µs: {}", mode.name(), links.join(" ")));
-                writeln!(log, "{stem} {variant}: {:.1} s", started.elapsed().as_secs_f64())?;
-                log.flush()?;
-                summaries.push(summarize(&run));
-            }
-        }
-        let mut case = String::new();
-        let _ = writeln!(
-            case,
-            "\n**{}**, {} Gb/s links. Charts: {}.\n",
-            config.scenario.name(),
-            config.link_gbps,
-            charts.join("; ")
-        );
-        block.push_str(&case);
-        readme_block.push_str(&case);
-        if stem == README_INLINE_CASE {
-            let _ = write!(readme_block, "| {} at {}G |", config.scenario.name(), config.link_gbps);
-            for mode in MODES {
-                let _ = write!(readme_block, " {} |", mode.name());
-            }
-            let _ = writeln!(readme_block, "\n|---|{}", "---|".repeat(MODES.len()));
-            for (row, images) in &inline {
-                let _ = writeln!(readme_block, "| {row} | {} |", images.join(" | "));
-            }
-            readme_block.push('\n');
-        }
-        let table = comparison_table(&summaries);
-        block.push_str(&table);
-        readme_block.push_str(&table);
-    }
-    // summary.md sits beside the charts, where README-relative images would not load.
-    fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
-    let block = readme_block;
-    let text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
-    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
-        bail!("{} has no `{README_BEGIN}` ... `{README_END}` block to fill", readme.display());
-    };
-    let updated = format!("{}{README_BEGIN}\n{block}\n{}", &text[..begin], &text[end..]);
-    fs::write(readme, updated).with_context(|| format!("cannot write {}", readme.display()))?;
-    writeln!(log, "\n{block}")?;
-    Ok(())
-}
-
-/// `path` as a link from the directory of `from`.
-fn relative_link(from: &Path, path: &Path) -> String {
-    let base = from.parent().unwrap_or(Path::new(""));
-    path.strip_prefix(base).unwrap_or(path).display().to_string()
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! host's NIC file (`SPEC.md` §9.1).
 
 use metaroce_golden::cc_params::CcParams;
+use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
 
@@ -97,6 +98,8 @@ pub struct SimConfig {
     pub mark: MarkPoint,
     /// Every NIC's congestion control (its line rate is the link's).
     pub cc: CcParams,
+    /// The preset `cc` started from (`--cc-preset`), for the figures' names.
+    pub preset: Option<CcPreset>,
     pub rtl: RtlPlacement,
     pub seed: u64,
     pub sample_ns: u64,
@@ -119,13 +122,28 @@ impl SimConfig {
             buffer_bytes: 32 << 20,
             red: RedProfile::for_link(link_gbps),
             mark: MarkPoint::default(),
-            cc: CcParams::default(),
+            cc: CcParams { line_rate_mbps: link_gbps * 1000, ..CcParams::default() },
+            preset: None,
             rtl: RtlPlacement::Nowhere,
             seed: 1,
             sample_ns: 1000,
             max_time_ns: 100_000_000,
             record_captures: true,
         }
+    }
+
+    /// Starts `cc` from `preset`'s values at the link's rate (`SPEC.md` §6.8).
+    pub fn apply_preset(&mut self, preset: CcPreset) -> Result<(), String> {
+        self.cc.line_rate_mbps = self.link_gbps * 1000;
+        self.cc.apply_preset(preset).map_err(|e| format!("--cc-preset {preset}: {e}"))?;
+        self.preset = Some(preset);
+        Ok(())
+    }
+
+    /// What the congestion-control parameters are named by: the preset, or
+    /// `defaults` (the parameter table's).
+    pub fn preset_name(&self) -> &'static str {
+        self.preset.map_or("defaults", CcPreset::name)
     }
 
     /// Refuses what the network or the NICs cannot run.

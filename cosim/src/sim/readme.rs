@@ -1,0 +1,124 @@
+//! The README's measurement set (`SPEC.md` §9.5): the cases, both modes at
+//! both CNP intervals, their charts and the generated README block.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use metaroce_golden::cc_params::CcMode;
+use metaroce_golden::cc_presets::CcPreset;
+
+use super::report::{comparison_table, queue_chart, rates_chart, summarize};
+use super::scenario::{Scenario, SimConfig};
+
+/// The README's measurement set (`SPEC.md` §9.5): (file stem, configuration).
+pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
+    let mut cases = vec![
+        ("incast16-100g", SimConfig::new(Scenario::Incast { senders: 16 }, 100)),
+        ("incast16-400g", SimConfig::new(Scenario::Incast { senders: 16 }, 400)),
+        ("alltoall8-100g", SimConfig::new(Scenario::AllToAll { hosts: 8 }, 100)),
+    ];
+    for (_, config) in &mut cases {
+        config.record_captures = false;
+    }
+    // Hosts of a collective never start together to the ns.
+    cases[2].1.jitter_ns = 20_000;
+    cases
+}
+
+/// Where the README's generated block starts and ends.
+pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
+pub const README_END: &str = "<!-- metaroce sim readme: end -->";
+
+/// The case whose charts the README shows inline, one column per mode; the
+/// others' are linked.
+pub const README_INLINE_CASE: &str = "incast16-100g";
+
+/// Runs the README's measurement set in both modes under each preset
+/// (`SPEC.md` §6.8: the DCQCN paper's, HPCC ns-3's and mlx5's defaults,
+/// their CNP intervals included): charts and `summary.md` into `dir`, and
+/// the table with links to the charts into `readme` between
+/// [`README_BEGIN`] and [`README_END`], with the charts of
+/// [`README_INLINE_CASE`] shown inline.
+pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
+    const MODES: [CcMode; 2] = [CcMode::Dcqcn, CcMode::Metaroce];
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut block = String::new();
+    let mut readme_block = String::new();
+    for (stem, mut config) in readme_cases() {
+        let mut summaries = Vec::new();
+        let mut charts = Vec::new();
+        // (what the row shows, one image per mode)
+        let mut inline: Vec<(String, Vec<String>)> = Vec::new();
+        for preset in CcPreset::ALL {
+            config.apply_preset(preset).map_err(|e| anyhow!("{stem}: {e}"))?;
+            for mode in MODES {
+                let started = Instant::now();
+                let variant = format!("{}-{preset}", mode.name());
+                let run = super::world::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
+                let mut links = Vec::new();
+                for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
+                    let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));
+                    fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
+                    let link = relative_link(readme, &path);
+                    let row = format!("{kind}, {preset} preset");
+                    let image = format!("![{}: {row}]({link})", mode.name());
+                    match inline.iter_mut().find(|(r, _)| *r == row) {
+                        Some((_, images)) => images.push(image),
+                        None => inline.push((row, vec![image])),
+                    }
+                    links.push(format!("[{kind}]({link})"));
+                }
+                charts.push(format!("{} {preset}: {}", mode.name(), links.join(" ")));
+                writeln!(log, "{stem} {variant}: {:.1} s", started.elapsed().as_secs_f64())?;
+                log.flush()?;
+                summaries.push(summarize(&run));
+            }
+        }
+        let mut case = String::new();
+        let _ = writeln!(
+            case,
+            "\n**{}**, {} Gb/s links, ECN marked on {}. Charts: {}.\n",
+            config.scenario.name(),
+            config.link_gbps,
+            config.mark.name(),
+            charts.join("; ")
+        );
+        block.push_str(&case);
+        readme_block.push_str(&case);
+        if stem == README_INLINE_CASE {
+            let _ = write!(readme_block, "| {} at {}G |", config.scenario.name(), config.link_gbps);
+            for mode in MODES {
+                let _ = write!(readme_block, " {} |", mode.name());
+            }
+            let _ = writeln!(readme_block, "\n|---|{}", "---|".repeat(MODES.len()));
+            for (row, images) in &inline {
+                let _ = writeln!(readme_block, "| {row} | {} |", images.join(" | "));
+            }
+            readme_block.push('\n');
+        }
+        let table = comparison_table(&summaries);
+        block.push_str(&table);
+        readme_block.push_str(&table);
+    }
+    // summary.md sits beside the charts, where README-relative images would not load.
+    fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
+    let block = readme_block;
+    let text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
+    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
+        bail!("{} has no `{README_BEGIN}` ... `{README_END}` block to fill", readme.display());
+    };
+    let updated = format!("{}{README_BEGIN}\n{block}\n{}", &text[..begin], &text[end..]);
+    fs::write(readme, updated).with_context(|| format!("cannot write {}", readme.display()))?;
+    writeln!(log, "\n{block}")?;
+    Ok(())
+}
+
+/// `path` as a link from the directory of `from`.
+fn relative_link(from: &Path, path: &Path) -> String {
+    let base = from.parent().unwrap_or(Path::new(""));
+    path.strip_prefix(base).unwrap_or(path).display().to_string()
+}
