@@ -31,7 +31,8 @@ impl NicFile {
         let named = |e: serde_json::Error| format!("{}: {e}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut value = serde_json::from_str::<serde_json::Value>(&text).ok();
-        let preset = value.as_mut().map(take_preset).transpose().map_err(|e| format!("{}: {e}", path.display()))?.flatten();
+        let preset =
+            value.as_mut().map(take_preset).transpose().map_err(|e| format!("{}: {e}", path.display()))?.flatten();
         let mut config = match value.as_mut().is_some_and(strip_comments) || preset.is_some() {
             true => serde_json::from_value(value.clone().unwrap_or_default()).map_err(named)?,
             // Without comments, parse the text itself: its errors say where.

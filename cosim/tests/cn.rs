@@ -267,7 +267,10 @@ fn a_nic_files_preset_sits_beneath_its_own_values() {
     assert!(e.contains("preset.nic.json") && e.contains("`hpcc`: choose one of paper, ns3, mlx5"), "{e}");
     let capture = capture.to_str().unwrap();
     let (ok, stderr) = metaroce(&["cosim", capture, "--block", "cn", "--cc-preset", "hpcc"]);
-    assert!(!ok && stderr.contains("--cc-preset") && stderr.contains("`hpcc`") && !stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !ok && stderr.contains("--cc-preset") && stderr.contains("`hpcc`") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
 }
 
 /// Random parameters, QP tables and event streams (`metaroce fuzz --block

@@ -294,13 +294,8 @@ fn dcqcn_fast_alpha() -> Capture {
     let mut frames = sender(800, 0x16, &cnps);
     let last = sender(1, 0x16, &[]).remove(0);
     frames.push(GenFrame::at(START_NS + 20_000 * US, last.data));
-    let cc = CcParams {
-        rp_dce_tcp_g: 0,
-        rp_ai_rate: 20_000,
-        rp_hai_rate: 40_000,
-        rp_threshold: 1,
-        ..CcParams::default()
-    };
+    let cc =
+        CcParams { rp_dce_tcp_g: 0, rp_ai_rate: 20_000, rp_hai_rate: 40_000, rp_threshold: 1, ..CcParams::default() };
     let mut nic = sender_nic(0x16, cc);
     nic.cc.rp_byte_reset = 4096;
     nic.cc.rp_time_reset = 300;

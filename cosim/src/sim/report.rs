@@ -8,7 +8,7 @@ use std::path::Path;
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use metaroce_golden::cc_params::CcMode;
 use serde::Serialize;
 
@@ -118,7 +118,8 @@ fn fair_share_after_us(run: &SimRun) -> Option<f64> {
         if done_ns.is_some_and(|d| d <= below_ns) {
             continue;
         }
-        let rate_at_below = f.rate_steps.iter().take_while(|&&(t, _)| t <= below_ns).last().map_or(f.start_rate_kbps, |s| s.1);
+        let rate_at_below =
+            f.rate_steps.iter().take_while(|&&(t, _)| t <= below_ns).last().map_or(f.start_rate_kbps, |s| s.1);
         let reached_ns = if f64::from(rate_at_below) >= fair_kbps {
             Some(below_ns)
         } else {
