@@ -19,12 +19,25 @@
  * packet on to the pacer (m_rate_sent): its byte-counter step, or trigger 3
  * when nothing changed. The pacer so sees rates and packets in one order.
  *
- * Pipelined: an event a cycle when no timer expiry is due. Stage A takes the
- * event and reads its QP's RAM word; stage B (the word forwarded from the
- * previous cycle's write when both events are for the same QP) applies the
- * event and writes the word back. An event with expiries due leaves the
- * pipeline for the catch-up loop (one expiry per cycle, then apply); stage B
- * also waits while the rate output is full.
+ * Pipelined (SPEC.md §6.4), an event a cycle for events on different QPs:
+ *   A  the event; reads its QP's RAM word;
+ *   R  the word arrives (forwarded when the write-back of the read's cycle
+ *      was the same QP);
+ *   L  the word registered: the ticks' differences to the event's tick,
+ *      the headroom to line rate, the stage counts of the next increases;
+ *   M  the products: the next increases' target steps, alpha decayed;
+ *   K  the catch-up loop: one expiry a cycle on K's registers, each step
+ *      short (compares are signs of differences, the next increase and
+ *      alpha's next decay are ready in registers); then a sent-bytes event
+ *      is applied (byte counter, its increase);
+ *   Q, V, C  a CNP's cut: products, sums, compares; C hands out the rate
+ *      change and the word for the write-back (W, the next cycle).
+ * Items from K on (timer steps' rate changes, applied events, CNPs) go
+ * down Q, V, C in order. A, R, L, M move together while K takes; Q, V, C
+ * while the rate output takes. An event waits in A while a later stage
+ * holds an event of its QP that may change the word (not a sent-bytes
+ * event of a QP whose timers are stopped), so every read sees the QP's
+ * last write; the wait is at most 7 cycles.
  *
  * | port               | width | meaning                                          |
  * |--------------------|-------|--------------------------------------------------|
@@ -104,12 +117,6 @@ localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RP_ENTRY_WIDTH = 32 + 32 + 16 + 1 + 1 + 64 + 64 + 32 + 8 + 8;
 localparam [15:0] FRACTION_ONE = 16'h8000;
 
-localparam [1:0]
-    STATE_INIT = 2'd0,
-    STATE_RUN = 2'd1,
-    STATE_CATCH_UP = 2'd2,
-    STATE_APPLY = 2'd3;
-
 // Stage and trigger codes, shared with the golden model.
 `include "metaroce_defs.vh"
 
@@ -121,71 +128,361 @@ generate
     end
 endgenerate
 
-reg [1:0] state_reg = STATE_INIT, state_next;
-// Stage B holds an event whose RAM word was read last cycle.
-reg b_valid_reg = 1'b0, b_valid_next;
-reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
-
-reg [63:0] evt_time_reg;
-reg        evt_cnp_reg;
-reg [QP_INDEX_WIDTH-1:0] evt_qp_reg;
-reg [16:0] evt_len_reg;
-reg        evt_extent_valid_reg;
-reg [15:0] evt_extent_reg;
-
-// The RAM word, packed here and unpacked (cur_*) below, nowhere else.
-function [RP_ENTRY_WIDTH-1:0] rp_entry(
-    input [31:0] rate,
-    input [31:0] target,
-    input [15:0] alpha,
-    input        running,
-    input        cut_seen,
-    input [63:0] alpha_due,
-    input [63:0] increase_due,
-    input [31:0] bytes,
-    input [7:0]  timer_stage,
-    input [7:0]  byte_stage
-);
-    rp_entry = {rate, target, alpha, running, cut_seen, alpha_due, increase_due, bytes, timer_stage, byte_stage};
+function [7:0] sat_inc(input [7:0] count);
+    sat_inc = count == 8'hFF ? 8'hFF : count + 8'd1;
 endfunction
 
-// The QP's state after this cycle's step, field by field, and packed: the
-// word written back, and the state the catch-up loop carries in qp_reg.
-reg [31:0] rate_next;
-reg [31:0] target_next;
-reg [15:0] alpha_next;
-reg        running_next;
-reg        cut_seen_next;
-reg [63:0] alpha_due_next;
-reg [63:0] increase_due_next;
-reg [31:0] bytes_next;
-reg [7:0]  timer_stage_next;
-reg [7:0]  byte_stage_next;
-wire [RP_ENTRY_WIDTH-1:0] qp_next = rp_entry(rate_next, target_next, alpha_next, running_next, cut_seen_next,
-    alpha_due_next, increase_due_next, bytes_next, timer_stage_next, byte_stage_next);
-reg  [RP_ENTRY_WIDTH-1:0] qp_reg;
+// The stage of an increase with these stage counts (after its count), and
+// how many hyper steps it makes: {stage, steps}.
+function [9:0] increase_kind(input [7:0] timer_stage, input [7:0] byte_stage, input [7:0] threshold);
+    reg [7:0] high;
+    reg [7:0] low;
+    begin
+        high = timer_stage > byte_stage ? timer_stage : byte_stage;
+        low = timer_stage > byte_stage ? byte_stage : timer_stage;
+        if (high < threshold) begin
+            increase_kind = {STAGE_FAST_RECOVERY, 8'd0};
+        end else if (low > threshold) begin
+            increase_kind = {STAGE_HYPER_INCREASE, low - threshold};
+        end else begin
+            increase_kind = {STAGE_ADDITIVE_INCREASE, 8'd0};
+        end
+    end
+endfunction
 
-reg        m_rate_valid_reg = 1'b0, m_rate_valid_next;
-reg [63:0] m_rate_time_reg, m_rate_time_next;
-reg [1:0]  m_rate_stage_reg, m_rate_stage_next;
-reg [1:0]  m_rate_trigger_reg, m_rate_trigger_next;
-reg [31:0] m_rate_rate_reg, m_rate_rate_next;
-reg [31:0] m_rate_target_reg, m_rate_target_next;
-reg [15:0] m_rate_alpha_reg, m_rate_alpha_next;
-reg [23:0] m_rate_qp_reg, m_rate_qp_next;
-reg        m_rate_sent_reg, m_rate_sent_next;
-reg [16:0] m_rate_len_reg, m_rate_len_next;
+// What an increase adds to the target (before the line-rate limit): 0 in
+// fast recovery, R_AI in additive increase, steps * R_HAI in hyper.
+function [39:0] increase_add(input [1:0] stage, input [7:0] steps, input [31:0] ai_rate, input [31:0] hai_rate);
+    reg [39:0] hyper_add;
+    begin
+        hyper_add = steps * hai_rate;
+        case (stage)
+            STAGE_HYPER_INCREASE: increase_add = hyper_add;
+            STAGE_ADDITIVE_INCREASE: increase_add = {8'd0, ai_rate};
+            default: increase_add = 40'd0;
+        endcase
+    end
+endfunction
 
-wire [RP_ENTRY_WIDTH-1:0] entry;
-wire                     rd_en;
-reg                      wr_en;
-reg [QP_INDEX_WIDTH-1:0] wr_addr;
+// The target step of the increase after one more count of the stage count
+// `count` (the other stage count `other` held), from this one's (`stage`,
+// `add`): a hyper step adds R_HAI once more while the count is the lower one.
+function [41:0] increase_next(
+    input [7:0]  count,
+    input [7:0]  other,
+    input [1:0]  stage,
+    input [39:0] add,
+    input [7:0]  threshold,
+    input [31:0] ai_rate,
+    input [31:0] hai_rate
+);
+    reg [7:0]  next;
+    reg [7:0]  high;
+    reg [7:0]  low;
+    begin
+        next = sat_inc(count);
+        high = next > other ? next : other;
+        low = next > other ? other : next;
+        if (high < threshold) begin
+            increase_next = {STAGE_FAST_RECOVERY, 40'd0};
+        end else if (low > threshold) begin
+            // Hyper now: this one's steps plus one if the count was the lower
+            // stage count (so `low` went up), else one step (low = F + 1).
+            if (stage == STAGE_HYPER_INCREASE) begin
+                increase_next = {STAGE_HYPER_INCREASE, add + (count < other ? {8'd0, hai_rate} : 40'd0)};
+            end else begin
+                increase_next = {STAGE_HYPER_INCREASE, 8'd0, hai_rate};
+            end
+        end else begin
+            increase_next = {STAGE_ADDITIVE_INCREASE, 8'd0, ai_rate};
+        end
+    end
+endfunction
 
-// Stage B is free, or finishes on the fast path this cycle.
-assign s_evt_ready = state_reg == STATE_RUN && (!b_valid_reg || (!expiry_due && apply_done));
-assign busy = state_reg != STATE_RUN || b_valid_reg || m_rate_valid_reg;
-wire   accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT;
-assign rd_en = accept_in_range;
+// One increase: the target steps up by `add` to at most line rate
+// (headroom = line - target), the rate to (target + rate) / 2 rounded up
+// (so it reaches the target). Returns {changed, rate, target, headroom}.
+/* verilator lint_off UNUSEDSIGNAL */
+function [97:0] increase(
+    input [31:0] rate,
+    input [31:0] target,
+    input [32:0] headroom,
+    input [1:0]  stage,
+    input [39:0] add,
+    input [31:0] line
+);
+    reg [40:0] left;
+    reg [33:0] sum_fast;
+    reg [33:0] sum_line;
+    reg [31:0] csa_sum;
+    reg [31:0] csa_carry;
+    reg [33:0] sum_add;
+    reg [31:0] rate_new;
+    reg [31:0] target_new;
+    reg [32:0] headroom_new;
+    reg        target_changed;
+    begin
+        left = {{8{headroom[32]}}, headroom} - {1'b0, add};
+        sum_fast = {2'd0, target} + {2'd0, rate} + 34'd1;
+        sum_line = {2'd0, line} + {2'd0, rate} + 34'd1;
+        // target + add + rate + 1, carry-save then one carry chain (used
+        // when add <= headroom, so add < 2^32).
+        csa_sum = target ^ add[31:0] ^ rate;
+        csa_carry = (target & add[31:0]) | (target & rate) | (add[31:0] & rate);
+        sum_add = {2'd0, csa_sum} + {1'b0, csa_carry, 1'b1};
+        if (stage == STAGE_FAST_RECOVERY) begin
+            target_new = target;
+            headroom_new = headroom;
+            rate_new = sum_fast[32:1];
+            target_changed = 1'b0;
+        end else if (left[40]) begin
+            // add > headroom: the target stops at line rate.
+            target_new = line;
+            headroom_new = 33'd0;
+            rate_new = sum_line[32:1];
+            target_changed = headroom != 33'd0;
+        end else begin
+            target_new = target + add[31:0];
+            headroom_new = left[32:0];
+            rate_new = sum_add[32:1];
+            target_changed = add != 40'd0;
+        end
+        increase = {target_changed || rate_new != rate, rate_new, target_new, headroom_new};
+    end
+endfunction
+
+// alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
+// and g <= 2^10, so bit 26 is never set).
+function [15:0] alpha_decay(input [15:0] alpha, input [10:0] g);
+    reg [26:0] product;
+    begin
+        product = alpha * g;
+        alpha_decay = alpha - product[25:10] - {15'd0, product[9:0] != 10'd0};
+    end
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+
+// ---------------------------------------------------------------------------
+// Reset sweep: every QP starts at line rate with the initial alpha, timers
+// stopped.
+reg                      init_reg = 1'b1;
+reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0;
+
+// A: the event (extent clamped to 1.0 and qualified by the mode).
+reg                      a_valid_reg = 1'b0;
+reg [63:0]               a_time_reg;
+reg                      a_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] a_qp_reg;
+reg [16:0]               a_len_reg;
+reg                      a_use_extent_reg;
+reg [15:0]               a_extent_reg;
+
+// R: the word on `entry`.
+reg                      r_valid_reg = 1'b0;
+reg [63:0]               r_time_reg;
+reg                      r_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] r_qp_reg;
+reg [16:0]               r_len_reg;
+reg                      r_use_extent_reg;
+reg [15:0]               r_extent_reg;
+
+// L: the event and the word.
+reg                      l_valid_reg = 1'b0;
+reg [63:0]               l_time_reg;
+reg                      l_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] l_qp_reg;
+reg [16:0]               l_len_reg;
+reg                      l_use_extent_reg;
+reg [15:0]               l_extent_reg;
+reg [31:0]               l_rate_reg;
+reg [31:0]               l_target_reg;
+reg [15:0]               l_alpha_reg;
+reg                      l_running_reg;
+reg                      l_cut_seen_reg;
+reg [63:0]               l_alpha_due_reg;
+reg [63:0]               l_increase_due_reg;
+reg [31:0]               l_bytes_reg;
+reg [7:0]                l_timer_stage_reg;
+reg [7:0]                l_byte_stage_reg;
+
+// M: that, with L's differences, headroom and next increases' kinds.
+reg                      m_valid_reg = 1'b0;
+reg [63:0]               m_time_reg;
+reg                      m_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] m_qp_reg;
+reg [16:0]               m_len_reg;
+reg                      m_use_extent_reg;
+reg [15:0]               m_extent_reg;
+reg [31:0]               m_rate_reg;
+reg [31:0]               m_target_reg;
+reg [15:0]               m_alpha_reg;
+reg                      m_running_reg;
+reg                      m_cut_seen_reg;
+reg [63:0]               m_alpha_due_reg;
+reg [63:0]               m_increase_due_reg;
+reg [31:0]               m_bytes_reg;
+reg [7:0]                m_timer_stage_reg;
+reg [7:0]                m_byte_stage_reg;
+reg                      m_keeps_reg;
+reg [64:0]               m_alpha_left_reg;
+reg [64:0]               m_increase_left_reg;
+reg [64:0]               m_due_order_reg;
+reg [32:0]               m_headroom_reg;
+reg [7:0]                m_timer_next_reg;
+reg [7:0]                m_byte_next_reg;
+reg [1:0]                m_timer_inc_stage_reg;
+reg [7:0]                m_timer_inc_steps_reg;
+reg [1:0]                m_byte_inc_stage_reg;
+reg [7:0]                m_byte_inc_steps_reg;
+reg [32:0]               m_bytes_sum_reg;
+
+// K: the catch-up loop's state.
+reg                      k_valid_reg = 1'b0;
+reg [63:0]               k_time_reg;
+reg                      k_cnp_reg;
+reg [QP_INDEX_WIDTH-1:0] k_qp_reg;
+reg [16:0]               k_len_reg;
+reg                      k_use_extent_reg;
+reg [15:0]               k_extent_reg;
+reg [31:0]               k_rate_reg;
+reg [31:0]               k_target_reg;
+reg [15:0]               k_alpha_reg;
+reg                      k_running_reg;
+reg                      k_cut_seen_reg;
+reg [63:0]               k_alpha_due_reg;
+reg [63:0]               k_increase_due_reg;
+reg [31:0]               k_bytes_reg;
+reg [7:0]                k_timer_stage_reg;
+reg [7:0]                k_byte_stage_reg;
+reg                      k_keeps_reg;
+// Event tick - alpha_due, event tick - increase_due, increase_due - alpha_due
+// (signed): expired and ordered by their signs.
+reg [64:0]               k_alpha_left_reg;
+reg [64:0]               k_increase_left_reg;
+reg [64:0]               k_due_order_reg;
+reg [32:0]               k_headroom_reg;
+reg                      k_alpha_nonzero_reg;
+reg [15:0]               k_alpha_decayed_reg;
+// Timer stage after the next timer increase, byte stage after the next byte step.
+reg [7:0]                k_timer_next_reg;
+reg [7:0]                k_byte_next_reg;
+// The next timer increase, and the byte counter's increase with the current timer stage.
+reg [1:0]                k_timer_inc_stage_reg;
+reg [39:0]               k_timer_inc_add_reg;
+reg [1:0]                k_byte_inc_stage_reg;
+reg [39:0]               k_byte_inc_add_reg;
+reg                      k_byte_step_reg;
+reg [31:0]               k_bytes_sum_reg;
+
+// Q, V, C: items in order. An item hands out a rate change (emit), writes
+// a QP's word back (write), or is a CNP still to apply (cnp: both).
+reg                      q_valid_reg = 1'b0;
+reg                      q_emit_reg;
+reg                      q_write_reg;
+reg                      q_cnp_reg;
+reg                      q_keeps_reg;
+reg [QP_INDEX_WIDTH-1:0] q_qp_reg;
+reg [63:0]               q_time_reg;
+reg [16:0]               q_len_reg;
+reg [1:0]                q_stage_reg;
+reg [1:0]                q_trigger_reg;
+reg                      q_sent_reg;
+reg [31:0]               q_rate_reg;
+reg [31:0]               q_target_reg;
+reg [15:0]               q_alpha_reg;
+reg                      q_running_reg;
+reg                      q_cut_seen_reg;
+reg [63:0]               q_alpha_due_reg;
+reg [63:0]               q_increase_due_reg;
+reg [31:0]               q_bytes_reg;
+reg [7:0]                q_timer_stage_reg;
+reg [7:0]                q_byte_stage_reg;
+reg [15:0]               q_alpha_decayed_reg;
+reg                      q_use_extent_reg;
+reg [15:0]               q_extent_reg;
+reg                      q_cut_held_reg;
+
+reg                      v_valid_reg = 1'b0;
+reg                      v_emit_reg;
+reg                      v_write_reg;
+reg                      v_cnp_reg;
+reg                      v_keeps_reg;
+reg [QP_INDEX_WIDTH-1:0] v_qp_reg;
+reg [63:0]               v_time_reg;
+reg [16:0]               v_len_reg;
+reg [1:0]                v_stage_reg;
+reg [1:0]                v_trigger_reg;
+reg                      v_sent_reg;
+reg [31:0]               v_rate_reg;
+reg [31:0]               v_target_reg;
+reg [15:0]               v_alpha_reg;
+reg                      v_running_reg;
+reg                      v_cut_seen_reg;
+reg [63:0]               v_alpha_due_reg;
+reg [63:0]               v_increase_due_reg;
+reg [31:0]               v_bytes_reg;
+reg [7:0]                v_timer_stage_reg;
+reg [7:0]                v_byte_stage_reg;
+reg [15:0]               v_alpha_decayed_reg;
+reg                      v_cut_held_reg;
+reg [15:0]               v_cut_low_reg;
+reg [31:0]               v_cut_high_reg;
+reg [16:0]               v_floor_low_reg;
+reg [31:0]               v_floor_high_reg;
+reg [15:0]               v_alpha_gain_reg;
+reg                      v_first_cut_reg;
+reg [31:0]               v_rate_first_reg;
+reg                      v_clamp_target_reg;
+reg [63:0]               v_cnp_alpha_due_reg;
+reg [63:0]               v_cnp_increase_due_reg;
+
+reg                      c_valid_reg = 1'b0;
+reg                      c_emit_reg;
+reg                      c_write_reg;
+reg                      c_cnp_reg;
+reg                      c_keeps_reg;
+reg [QP_INDEX_WIDTH-1:0] c_qp_reg;
+reg [63:0]               c_time_reg;
+reg [16:0]               c_len_reg;
+reg [1:0]                c_stage_reg;
+reg [1:0]                c_trigger_reg;
+reg                      c_sent_reg;
+reg [31:0]               c_rate_reg;
+reg [31:0]               c_target_reg;
+reg [15:0]               c_alpha_reg;
+reg                      c_running_reg;
+reg                      c_cut_seen_reg;
+reg [63:0]               c_alpha_due_reg;
+reg [63:0]               c_increase_due_reg;
+reg [31:0]               c_bytes_reg;
+reg [7:0]                c_timer_stage_reg;
+reg [7:0]                c_byte_stage_reg;
+reg                      c_cut_held_reg;
+reg [31:0]               c_rate_cut_reg;
+reg [31:0]               c_rate_floor_reg;
+reg [15:0]               c_cnp_alpha_reg;
+reg                      c_first_cut_reg;
+reg [31:0]               c_rate_first_reg;
+reg                      c_clamp_target_reg;
+reg [63:0]               c_cnp_alpha_due_reg;
+reg [63:0]               c_cnp_increase_due_reg;
+
+// Write-back: C's word, written the cycle after.
+reg                      w_valid_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0] w_qp_reg;
+reg [RP_ENTRY_WIDTH-1:0] w_entry_reg;
+
+reg        m_rate_valid_reg = 1'b0;
+reg [63:0] m_rate_time_reg;
+reg [1:0]  m_rate_stage_reg;
+reg [1:0]  m_rate_trigger_reg;
+reg [31:0] m_rate_rate_reg;
+reg [31:0] m_rate_target_reg;
+reg [15:0] m_rate_alpha_reg;
+reg [23:0] m_rate_qp_reg;
+reg        m_rate_sent_reg;
+reg [16:0] m_rate_len_reg;
+
 assign m_rate_valid = m_rate_valid_reg;
 assign m_rate_time = m_rate_time_reg;
 assign m_rate_qp = m_rate_qp_reg;
@@ -197,314 +494,418 @@ assign m_rate_trigger = m_rate_trigger_reg;
 assign m_rate_sent = m_rate_sent_reg;
 assign m_rate_len = m_rate_len_reg;
 
+// ---------------------------------------------------------------------------
+// K's step (registered compares only).
+wire k_alpha_first = k_alpha_nonzero_reg && !k_due_order_reg[64];
+wire k_expiry_due = k_running_reg && (k_alpha_first ? !k_alpha_left_reg[64] : !k_increase_left_reg[64]);
+
+// Handshakes. Q, V and C move together while the rate output takes; K
+// hands them an item (a timer increase's change, or its event) only then;
+// A, R, L and M move together while K is empty or hands its event on.
 wire out_free = !m_rate_valid_reg || m_rate_ready;
+wire qvc_move = !c_valid_reg || out_free;
+wire k_done = k_valid_reg && !k_expiry_due && qvc_move;
+wire front_move = !k_valid_reg || k_done;
+wire a_hazard = (r_valid_reg && r_qp_reg == a_qp_reg)
+    || (l_valid_reg && !(!l_cnp_reg && !l_running_reg) && l_qp_reg == a_qp_reg)
+    || (m_valid_reg && !m_keeps_reg && m_qp_reg == a_qp_reg)
+    || (k_valid_reg && !k_keeps_reg && k_qp_reg == a_qp_reg)
+    || (q_valid_reg && q_write_reg && !q_keeps_reg && q_qp_reg == a_qp_reg)
+    || (v_valid_reg && v_write_reg && !v_keeps_reg && v_qp_reg == a_qp_reg)
+    || (c_valid_reg && c_write_reg && !c_keeps_reg && c_qp_reg == a_qp_reg);
+wire a_move = a_valid_reg && !a_hazard && front_move;
 
-// The step of this cycle hands out a rate change (with the state after it).
-reg        emit;
-reg [63:0] emit_time;
-reg [1:0]  emit_stage;
-reg [1:0]  emit_trigger;
-reg        emit_sent;
+assign s_evt_ready = !init_reg && (!a_valid_reg || a_move);
+assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_reg || k_valid_reg
+    || q_valid_reg || v_valid_reg || c_valid_reg || w_valid_reg || m_rate_valid_reg;
+wire accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT;
 
-// Per-QP state (qp_rmw_pipe.v): stage A reads, stage B sees the word on
-// `entry` (forwarded from its own write) and writes it back.
+// Per-QP state (qp_rmw_pipe.v): A reads, R sees the word on `entry`
+// (forwarded from the write-back of the read's cycle).
+wire [RP_ENTRY_WIDTH-1:0] entry;
+wire [RP_ENTRY_WIDTH-1:0] init_entry = {cfg_line_rate, cfg_line_rate, cfg_initial_alpha, 1'b0, 1'b0,
+    64'd0, 64'd0, 32'd0, 8'd0, 8'd0};
+
 qp_rmw_pipe #(
     .WIDTH(RP_ENTRY_WIDTH),
     .DEPTH(QP_COUNT),
     .ADDR_WIDTH(QP_INDEX_WIDTH)
 ) state_inst (
     .clk(clk),
-    .rd_en(rd_en),
-    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .rd_en(a_move),
+    .rd_addr(a_qp_reg),
     .entry(entry),
-    .wr_en(wr_en),
-    .wr_addr(wr_addr),
-    .wr_data(qp_next)
+    .wr_en(init_reg || w_valid_reg),
+    .wr_addr(init_reg ? init_addr_reg : w_qp_reg),
+    .wr_data(init_reg ? init_entry : w_entry_reg)
 );
 
-// The QP's state the datapath works on: the RAM word in stage B, qp_reg
-// in the catch-up loop and its apply.
-wire        in_pipe = state_reg == STATE_RUN;
-wire [31:0] cur_rate;
-wire [31:0] cur_target;
-wire [15:0] cur_alpha;
-wire        cur_running;
-wire        cur_cut_seen;
-wire [63:0] cur_alpha_due;
-wire [63:0] cur_increase_due;
-wire [31:0] cur_bytes;
-wire [7:0]  cur_timer_stage;
-wire [7:0]  cur_byte_stage;
-assign {cur_rate, cur_target, cur_alpha, cur_running, cur_cut_seen, cur_alpha_due, cur_increase_due, cur_bytes,
-        cur_timer_stage, cur_byte_stage} = in_pipe ? entry : qp_reg;
-reg apply_done;
+// ---------------------------------------------------------------------------
+// L's logic.
+wire [7:0] l_timer_next = sat_inc(l_timer_stage_reg);
+wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
 
-// Products keep the bits their formula reads; the rest are unused.
-/* verilator lint_off UNUSEDSIGNAL */
-// alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
-// and g <= 2^10, so bit 26 is never set).
-wire [26:0] alpha_g = cur_alpha * cfg_g;
-wire [15:0] alpha_decayed = cur_alpha - alpha_g[25:10] - {15'd0, alpha_g[9:0] != 10'd0};
-
-// The timer expiry due first, and whether it is due by the event's tick.
-// The alpha timer runs while alpha is above 0 (a decay of 0 changes nothing).
-wire        alpha_first = cur_alpha != 0 && cur_alpha_due <= cur_increase_due;
-wire [63:0] next_due = alpha_first ? cur_alpha_due : cur_increase_due;
-wire        expiry_due = cur_running && next_due <= evt_time_reg;
-
-// One increase step; stage counts as they are after this step's count.
-wire        by_timer = state_reg == STATE_CATCH_UP;
-wire [7:0]  timer_stage_inc = cur_timer_stage == 8'hFF ? 8'hFF : cur_timer_stage + 8'd1;
-wire [7:0]  byte_stage_inc = cur_byte_stage == 8'hFF ? 8'hFF : cur_byte_stage + 8'd1;
-wire [7:0]  step_timer_stage = by_timer ? timer_stage_inc : cur_timer_stage;
-wire [7:0]  step_byte_stage = by_timer ? cur_byte_stage : byte_stage_inc;
-wire [7:0]  stage_high = step_timer_stage > step_byte_stage ? step_timer_stage : step_byte_stage;
-wire [7:0]  stage_low = step_timer_stage > step_byte_stage ? step_byte_stage : step_timer_stage;
-wire [7:0]  hyper_steps = stage_low - cfg_threshold;
-wire [39:0] hyper_add = hyper_steps * cfg_hai_rate;
-wire [40:0] target_hyper_sum = {9'd0, cur_target} + {1'd0, hyper_add};
-wire [32:0] target_ai_sum = {1'b0, cur_target} + {1'b0, cfg_ai_rate};
-reg  [1:0]  inc_stage;
-reg  [31:0] inc_target;
-always @* begin
-    if (stage_high < cfg_threshold) begin
-        inc_stage = STAGE_FAST_RECOVERY;
-        inc_target = cur_target;
-    end else if (stage_low > cfg_threshold) begin
-        inc_stage = STAGE_HYPER_INCREASE;
-        inc_target = target_hyper_sum > {9'd0, cfg_line_rate} ? cfg_line_rate : target_hyper_sum[31:0];
-    end else begin
-        inc_stage = STAGE_ADDITIVE_INCREASE;
-        inc_target = target_ai_sum > {1'b0, cfg_line_rate} ? cfg_line_rate : target_ai_sum[31:0];
-    end
-end
-// (Rt + Rc) / 2 rounded up, so the rate reaches the target.
-wire [32:0] inc_rate_sum = {1'b0, inc_target} + {1'b0, cur_rate} + 33'd1;
-wire [31:0] inc_rate = inc_rate_sum[32:1];
-wire        inc_changed = inc_rate != cur_rate || inc_target != cur_target;
-wire        converged_after_inc = inc_rate == cfg_line_rate && inc_target == cfg_line_rate && cur_alpha == 0;
-
-// The cut on a CNP.
-wire        use_extent = cfg_metaroce && evt_extent_valid_reg;
-// An extent above 1.0 (a malformed CNP) counts as 1.0.
-wire [15:0] extent = evt_extent_reg > FRACTION_ONE ? FRACTION_ONE : evt_extent_reg;
-wire [15:0] cut_fraction = use_extent ? extent : cur_alpha;
-wire [47:0] cut_product = cur_rate * cut_fraction;
-wire [31:0] rate_cut = cur_rate - cut_product[47:16];
-wire [47:0] floor_product = cur_rate * cfg_min_dec;
-wire [31:0] rate_floor = floor_product[46:15];
-wire [31:0] rate_cut_limited = rate_cut > rate_floor ? rate_cut : rate_floor;
-wire        first_cut = !cur_cut_seen && cfg_first_cnp_rate != 0;
-wire [31:0] rate_first = cfg_first_cnp_rate < cur_rate ? cfg_first_cnp_rate : cur_rate;
-wire [31:0] rate_after_cut_raw = first_cut ? rate_first : rate_cut_limited;
-wire [31:0] rate_after_cut = rate_after_cut_raw > cfg_min_rate ? rate_after_cut_raw : cfg_min_rate;
-wire [26:0] extent_g = extent * cfg_g;
-/* verilator lint_on UNUSEDSIGNAL */
-wire [15:0] alpha_gain = use_extent ? extent_g[25:10] : {cfg_g, 5'd0};
-wire        clamp_target = cfg_clamp_tgt || cur_timer_stage != 0 || cur_byte_stage != 0;
-// rp_rate_reduce_monitor_period: a CNP within the period of the QP's last
+// ---------------------------------------------------------------------------
+// K's logic: the step, and a sent-bytes event applied.
+wire [97:0] k_timer_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_timer_inc_stage_reg,
+    k_timer_inc_add_reg, cfg_line_rate);
+wire        k_timer_changed = k_timer_inc[97];
+wire [31:0] k_timer_rate = k_timer_inc[96:65];
+wire [31:0] k_timer_target = k_timer_inc[64:33];
+wire [32:0] k_timer_headroom = k_timer_inc[32:0];
+wire        k_timer_converged = k_timer_rate == cfg_line_rate && k_timer_headroom == 33'd0 && !k_alpha_nonzero_reg;
+wire [97:0] k_byte_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_byte_inc_stage_reg,
+    k_byte_inc_add_reg, cfg_line_rate);
+wire        k_byte_changed = k_byte_inc[97];
+wire [31:0] k_byte_rate = k_byte_inc[96:65];
+wire [31:0] k_byte_target = k_byte_inc[64:33];
+wire [32:0] k_byte_headroom = k_byte_inc[32:0];
+wire        k_byte_converged = k_byte_rate == cfg_line_rate && k_byte_headroom == 33'd0 && !k_alpha_nonzero_reg;
+// After a timer increase: the next one's target step, and the byte
+// counter's with the new timer stage.
+wire [41:0] k_timer_inc_next = increase_next(k_timer_next_reg, k_byte_stage_reg, k_timer_inc_stage_reg,
+    k_timer_inc_add_reg, cfg_threshold, cfg_ai_rate, cfg_hai_rate);
+wire [41:0] k_byte_inc_next = increase_next(k_timer_stage_reg, k_byte_next_reg, k_byte_inc_stage_reg,
+    k_byte_inc_add_reg, cfg_threshold, cfg_ai_rate, cfg_hai_rate);
+wire [15:0] k_alpha_decayed_next = alpha_decay(k_alpha_decayed_reg, cfg_g);
+wire        k_at_line = k_rate_reg == cfg_line_rate && k_headroom_reg == 33'd0;
+wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first;
+wire        k_timer_step = k_valid_reg && k_expiry_due && !k_alpha_first && qvc_move;
+wire        k_byte_step = !k_cnp_reg && k_running_reg && k_byte_step_reg;
+// rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
 // cut changes nothing. Until the first timer increase after a cut,
-// increase_due - time_reset is that cut's tick; the period is at most
-// time_reset, so a CNP after that increase is past it.
-wire [64:0] cnp_plus_reset = {1'b0, evt_time_reg} + {33'd0, cfg_time_reset};
-wire [64:0] cut_hold_end = {1'b0, cur_increase_due} + {33'd0, cfg_reduce_period};
-wire        cut_held = cur_cut_seen && cur_timer_stage == 8'd0 && cnp_plus_reset < cut_hold_end;
+// increase_due - T is that cut's tick; P <= T, so a CNP after that increase
+// is past it. t + T < increase_due + P, as t - increase_due < P - T.
+wire [65:0] hold_limit = {34'd0, cfg_reduce_period} - {34'd0, cfg_time_reset};
+wire        k_cut_held = k_cut_seen_reg && k_timer_stage_reg == 8'd0
+    && $signed({k_increase_left_reg[64], k_increase_left_reg}) < $signed(hold_limit);
 
-// The byte counter.
-wire [32:0] bytes_sum = {1'b0, cur_bytes} + {16'd0, evt_len_reg};
-wire        byte_step = bytes_sum >= {1'b0, cfg_byte_reset};
+// ---------------------------------------------------------------------------
+// Q's logic: a CNP's products.
+wire [15:0] q_cut_fraction = q_use_extent_reg ? q_extent_reg : q_alpha_reg;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [26:0] q_extent_g = q_extent_reg * cfg_g;
+wire [31:0] q_cut_low = q_rate_reg[15:0] * q_cut_fraction;
+wire [31:0] q_floor_low = q_rate_reg[15:0] * cfg_min_dec;
+/* verilator lint_on UNUSEDSIGNAL */
 
+// V's logic: the products summed.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0] v_cut_drop = v_cut_high_reg + {16'd0, v_cut_low_reg};
+wire [31:0] v_floor_sum = v_floor_high_reg + {16'd0, v_floor_low_reg[16:1]};
+/* verilator lint_on UNUSEDSIGNAL */
+
+// C's logic: the cut's rate, max(max(cut, floor) or first, min rate), from
+// compares made side by side.
+wire        c_cut_above_floor = c_rate_cut_reg > c_rate_floor_reg;
+wire        c_cut_above_min = c_rate_cut_reg > cfg_min_rate;
+wire        c_floor_above_min = c_rate_floor_reg > cfg_min_rate;
+wire        c_first_above_min = c_rate_first_reg > cfg_min_rate;
+reg  [31:0] c_cnp_rate;
 always @* begin
-    state_next = state_reg;
-    init_addr_next = init_addr_reg;
-    // The state as it is: the word in stage B (whose step may change it)
-    // or the catch-up loop's.
-    rate_next = cur_rate;
-    target_next = cur_target;
-    alpha_next = cur_alpha;
-    running_next = cur_running;
-    cut_seen_next = cur_cut_seen;
-    alpha_due_next = cur_alpha_due;
-    increase_due_next = cur_increase_due;
-    bytes_next = cur_bytes;
-    timer_stage_next = cur_timer_stage;
-    byte_stage_next = cur_byte_stage;
-
-    emit = 1'b0;
-    emit_time = evt_time_reg;
-    emit_stage = inc_stage;
-    emit_trigger = TRIGGER_BYTE_COUNTER;
-    emit_sent = 1'b0;
-    m_rate_valid_next = m_rate_valid_reg && !m_rate_ready;
-    m_rate_time_next = m_rate_time_reg;
-    m_rate_stage_next = m_rate_stage_reg;
-    m_rate_trigger_next = m_rate_trigger_reg;
-    m_rate_rate_next = m_rate_rate_reg;
-    m_rate_target_next = m_rate_target_reg;
-    m_rate_alpha_next = m_rate_alpha_reg;
-    m_rate_qp_next = m_rate_qp_reg;
-    m_rate_sent_next = m_rate_sent_reg;
-    m_rate_len_next = m_rate_len_reg;
-
-    wr_en = 1'b0;
-    wr_addr = evt_qp_reg;
-    b_valid_next = b_valid_reg;
-    apply_done = 1'b0;
-
-    case (state_reg)
-        STATE_INIT: begin
-            // Every QP starts at line rate with the initial alpha, timers stopped.
-            wr_en = 1'b1;
-            wr_addr = init_addr_reg;
-            rate_next = cfg_line_rate;
-            target_next = cfg_line_rate;
-            alpha_next = cfg_initial_alpha;
-            running_next = 1'b0;
-            cut_seen_next = 1'b0;
-            alpha_due_next = 64'd0;
-            increase_due_next = 64'd0;
-            bytes_next = 32'd0;
-            timer_stage_next = 8'd0;
-            byte_stage_next = 8'd0;
-            init_addr_next = init_addr_reg + 1;
-            if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
-                state_next = STATE_RUN;
-            end
-        end
-        STATE_RUN: begin
-            if (b_valid_reg && expiry_due) begin
-                // Expiries to work off: the event leaves the pipeline, its
-                // QP's word for qp_reg.
-                b_valid_next = 1'b0;
-                state_next = STATE_CATCH_UP;
-            end
-        end
-        STATE_CATCH_UP: begin
-            if (!expiry_due) begin
-                state_next = STATE_APPLY;
-            end else if (alpha_first) begin
-                alpha_next = alpha_decayed;
-                alpha_due_next = cur_alpha_due + {32'd0, cfg_alpha_period};
-                if (cur_rate == cfg_line_rate && cur_target == cfg_line_rate && alpha_decayed == 0) begin
-                    running_next = 1'b0;
-                end
-            end else if (out_free) begin
-                timer_stage_next = timer_stage_inc;
-                rate_next = inc_rate;
-                target_next = inc_target;
-                increase_due_next = cur_increase_due + {32'd0, cfg_time_reset};
-                if (converged_after_inc) begin
-                    running_next = 1'b0;
-                end
-                emit = inc_changed;
-                emit_time = cur_increase_due;
-                emit_trigger = TRIGGER_TIMER;
-            end
-        end
-        default: ;
-    endcase
-
-    // Apply the event: on the fast path to the RAM word, after the
-    // catch-up loop to qp_reg (cur_* selects).
-    if ((state_reg == STATE_RUN && b_valid_reg && !expiry_due) || state_reg == STATE_APPLY) begin
-        if (evt_cnp_reg) begin
-            if (cut_held) begin
-                // Absorbed: the word goes back as caught up, nothing is emitted.
-                apply_done = 1'b1;
-            end else if (out_free) begin
-                rate_next = rate_after_cut;
-                target_next = clamp_target ? cur_rate : cur_target;
-                alpha_next = alpha_decayed + alpha_gain;
-                running_next = 1'b1;
-                cut_seen_next = 1'b1;
-                timer_stage_next = 8'd0;
-                byte_stage_next = 8'd0;
-                bytes_next = 32'd0;
-                alpha_due_next = evt_time_reg + {32'd0, cfg_alpha_period};
-                increase_due_next = evt_time_reg + {32'd0, cfg_time_reset};
-                emit = 1'b1;
-                emit_stage = STAGE_CUT;
-                emit_trigger = TRIGGER_CNP;
-                apply_done = 1'b1;
-            end
-        end else if (out_free) begin
-            // Sent bytes: the byte counter (while the timers run), and the
-            // packet handed on in this event's last transaction.
-            emit_trigger = TRIGGER_SENT;
-            emit_stage = STAGE_CUT;
-            if (cur_running && byte_step) begin
-                bytes_next = 32'd0;
-                byte_stage_next = byte_stage_inc;
-                rate_next = inc_rate;
-                target_next = inc_target;
-                if (converged_after_inc) begin
-                    running_next = 1'b0;
-                end
-                if (inc_changed) begin
-                    emit_trigger = TRIGGER_BYTE_COUNTER;
-                    emit_stage = inc_stage;
-                end
-            end else if (cur_running) begin
-                bytes_next = bytes_sum[31:0];
-            end
-            emit = 1'b1;
-            emit_sent = 1'b1;
-            apply_done = 1'b1;
-        end
-        if (apply_done) begin
-            wr_en = 1'b1;
-            if (state_reg == STATE_APPLY) begin
-                state_next = STATE_RUN;
-            end else begin
-                b_valid_next = 1'b0;
-            end
-        end
-    end
-
-    if (emit) begin
-        m_rate_valid_next = 1'b1;
-        m_rate_time_next = emit_time;
-        m_rate_stage_next = emit_stage;
-        m_rate_trigger_next = emit_trigger;
-        m_rate_rate_next = rate_next;
-        m_rate_target_next = target_next;
-        m_rate_alpha_next = alpha_next;
-        m_rate_qp_next = {{(24-QP_INDEX_WIDTH){1'b0}}, evt_qp_reg};
-        m_rate_sent_next = emit_sent;
-        m_rate_len_next = evt_len_reg;
+    if (c_first_cut_reg) begin
+        c_cnp_rate = c_first_above_min ? c_rate_first_reg : cfg_min_rate;
+    end else if (c_cut_above_floor) begin
+        c_cnp_rate = c_cut_above_min ? c_rate_cut_reg : cfg_min_rate;
+    end else begin
+        c_cnp_rate = c_floor_above_min ? c_rate_floor_reg : cfg_min_rate;
     end
 end
+wire        c_apply_cut = c_cnp_reg && !c_cut_held_reg;
 
 always @(posedge clk) begin
-    state_reg <= state_next;
-    b_valid_reg <= b_valid_next || accept_in_range;
-    init_addr_reg <= init_addr_next;
-    qp_reg <= qp_next;
+    // Reset sweep.
+    if (init_reg) begin
+        init_addr_reg <= init_addr_reg + 1;
+        if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+            init_reg <= 1'b0;
+        end
+    end
 
-    m_rate_valid_reg <= m_rate_valid_next;
-    m_rate_time_reg <= m_rate_time_next;
-    m_rate_stage_reg <= m_rate_stage_next;
-    m_rate_trigger_reg <= m_rate_trigger_next;
-    m_rate_rate_reg <= m_rate_rate_next;
-    m_rate_target_reg <= m_rate_target_next;
-    m_rate_alpha_reg <= m_rate_alpha_next;
-    m_rate_qp_reg <= m_rate_qp_next;
-    m_rate_sent_reg <= m_rate_sent_next;
-    m_rate_len_reg <= m_rate_len_next;
-
+    // A.
+    if (s_evt_ready) begin
+        a_valid_reg <= accept_in_range;
+    end
     if (accept_in_range) begin
-        evt_time_reg <= s_evt_time;
-        evt_cnp_reg <= s_evt_cnp;
-        evt_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
-        evt_len_reg <= s_evt_len;
-        evt_extent_valid_reg <= s_evt_extent_valid;
-        evt_extent_reg <= s_evt_extent;
+        a_time_reg <= s_evt_time;
+        a_cnp_reg <= s_evt_cnp;
+        a_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
+        a_len_reg <= s_evt_len;
+        // An extent above 1.0 (a malformed CNP) counts as 1.0.
+        a_use_extent_reg <= cfg_metaroce && s_evt_extent_valid;
+        a_extent_reg <= s_evt_extent > FRACTION_ONE ? FRACTION_ONE : s_evt_extent;
+    end
+
+    if (front_move) begin
+        // R.
+        r_valid_reg <= a_move;
+        r_time_reg <= a_time_reg;
+        r_cnp_reg <= a_cnp_reg;
+        r_qp_reg <= a_qp_reg;
+        r_len_reg <= a_len_reg;
+        r_use_extent_reg <= a_use_extent_reg;
+        r_extent_reg <= a_extent_reg;
+
+        // L.
+        l_valid_reg <= r_valid_reg;
+        l_time_reg <= r_time_reg;
+        l_cnp_reg <= r_cnp_reg;
+        l_qp_reg <= r_qp_reg;
+        l_len_reg <= r_len_reg;
+        l_use_extent_reg <= r_use_extent_reg;
+        l_extent_reg <= r_extent_reg;
+        {l_rate_reg, l_target_reg, l_alpha_reg, l_running_reg, l_cut_seen_reg, l_alpha_due_reg,
+         l_increase_due_reg, l_bytes_reg, l_timer_stage_reg, l_byte_stage_reg} <= entry;
+
+        // M.
+        m_valid_reg <= l_valid_reg;
+        m_time_reg <= l_time_reg;
+        m_cnp_reg <= l_cnp_reg;
+        m_qp_reg <= l_qp_reg;
+        m_len_reg <= l_len_reg;
+        m_use_extent_reg <= l_use_extent_reg;
+        m_extent_reg <= l_extent_reg;
+        m_rate_reg <= l_rate_reg;
+        m_target_reg <= l_target_reg;
+        m_alpha_reg <= l_alpha_reg;
+        m_running_reg <= l_running_reg;
+        m_cut_seen_reg <= l_cut_seen_reg;
+        m_alpha_due_reg <= l_alpha_due_reg;
+        m_increase_due_reg <= l_increase_due_reg;
+        m_bytes_reg <= l_bytes_reg;
+        m_timer_stage_reg <= l_timer_stage_reg;
+        m_byte_stage_reg <= l_byte_stage_reg;
+        // A sent-bytes event of a QP whose timers are stopped leaves its word as it is.
+        m_keeps_reg <= !l_cnp_reg && !l_running_reg;
+        m_alpha_left_reg <= {1'b0, l_time_reg} - {1'b0, l_alpha_due_reg};
+        m_increase_left_reg <= {1'b0, l_time_reg} - {1'b0, l_increase_due_reg};
+        m_due_order_reg <= {1'b0, l_increase_due_reg} - {1'b0, l_alpha_due_reg};
+        m_headroom_reg <= {1'b0, cfg_line_rate} - {1'b0, l_target_reg};
+        m_timer_next_reg <= l_timer_next;
+        m_byte_next_reg <= l_byte_next;
+        {m_timer_inc_stage_reg, m_timer_inc_steps_reg} <= increase_kind(l_timer_next, l_byte_stage_reg, cfg_threshold);
+        {m_byte_inc_stage_reg, m_byte_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_next, cfg_threshold);
+        m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
+    end
+
+    // K.
+    if (front_move) begin
+        k_valid_reg <= m_valid_reg;
+        k_time_reg <= m_time_reg;
+        k_cnp_reg <= m_cnp_reg;
+        k_qp_reg <= m_qp_reg;
+        k_len_reg <= m_len_reg;
+        k_use_extent_reg <= m_use_extent_reg;
+        k_extent_reg <= m_extent_reg;
+        k_rate_reg <= m_rate_reg;
+        k_target_reg <= m_target_reg;
+        k_alpha_reg <= m_alpha_reg;
+        k_running_reg <= m_running_reg;
+        k_cut_seen_reg <= m_cut_seen_reg;
+        k_alpha_due_reg <= m_alpha_due_reg;
+        k_increase_due_reg <= m_increase_due_reg;
+        k_bytes_reg <= m_bytes_reg;
+        k_timer_stage_reg <= m_timer_stage_reg;
+        k_byte_stage_reg <= m_byte_stage_reg;
+        k_keeps_reg <= m_keeps_reg;
+        k_alpha_left_reg <= m_alpha_left_reg;
+        k_increase_left_reg <= m_increase_left_reg;
+        k_due_order_reg <= m_due_order_reg;
+        k_headroom_reg <= m_headroom_reg;
+        k_alpha_nonzero_reg <= m_alpha_reg != 16'd0;
+        k_alpha_decayed_reg <= alpha_decay(m_alpha_reg, cfg_g);
+        k_timer_next_reg <= m_timer_next_reg;
+        k_byte_next_reg <= m_byte_next_reg;
+        k_timer_inc_stage_reg <= m_timer_inc_stage_reg;
+        k_timer_inc_add_reg <= increase_add(m_timer_inc_stage_reg, m_timer_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+        k_byte_inc_stage_reg <= m_byte_inc_stage_reg;
+        k_byte_inc_add_reg <= increase_add(m_byte_inc_stage_reg, m_byte_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+        k_byte_step_reg <= m_bytes_sum_reg >= {1'b0, cfg_byte_reset};
+        k_bytes_sum_reg <= m_bytes_sum_reg[31:0];
+    end else if (k_alpha_step) begin
+        k_alpha_reg <= k_alpha_decayed_reg;
+        k_alpha_nonzero_reg <= k_alpha_decayed_reg != 16'd0;
+        k_alpha_decayed_reg <= k_alpha_decayed_next;
+        k_alpha_due_reg <= k_alpha_due_reg + {32'd0, cfg_alpha_period};
+        k_alpha_left_reg <= k_alpha_left_reg - {33'd0, cfg_alpha_period};
+        k_due_order_reg <= k_due_order_reg - {33'd0, cfg_alpha_period};
+        if (k_at_line && k_alpha_decayed_reg == 16'd0) begin
+            k_running_reg <= 1'b0;
+        end
+    end else if (k_timer_step) begin
+        k_timer_stage_reg <= k_timer_next_reg;
+        k_timer_next_reg <= sat_inc(k_timer_next_reg);
+        k_rate_reg <= k_timer_rate;
+        k_target_reg <= k_timer_target;
+        k_headroom_reg <= k_timer_headroom;
+        {k_timer_inc_stage_reg, k_timer_inc_add_reg} <= k_timer_inc_next;
+        {k_byte_inc_stage_reg, k_byte_inc_add_reg} <= k_byte_inc_next;
+        k_increase_due_reg <= k_increase_due_reg + {32'd0, cfg_time_reset};
+        k_increase_left_reg <= k_increase_left_reg - {33'd0, cfg_time_reset};
+        k_due_order_reg <= k_due_order_reg + {33'd0, cfg_time_reset};
+        if (k_timer_converged) begin
+            k_running_reg <= 1'b0;
+        end
+    end
+
+    // Q: K's item (a timer increase's change, or its event done).
+    if (qvc_move) begin
+        q_valid_reg <= (k_timer_step && k_timer_changed) || k_done;
+        q_emit_reg <= k_timer_step || !k_cnp_reg;
+        q_write_reg <= !k_timer_step;
+        q_cnp_reg <= !k_timer_step && k_cnp_reg;
+        q_keeps_reg <= k_keeps_reg;
+        q_qp_reg <= k_qp_reg;
+        q_time_reg <= k_timer_step ? k_increase_due_reg : k_time_reg;
+        q_len_reg <= k_len_reg;
+        q_sent_reg <= !k_timer_step && !k_cnp_reg;
+        q_rate_reg <= k_rate_reg;
+        q_target_reg <= k_target_reg;
+        q_alpha_reg <= k_alpha_reg;
+        q_running_reg <= k_running_reg;
+        q_cut_seen_reg <= k_cut_seen_reg;
+        q_alpha_due_reg <= k_alpha_due_reg;
+        q_increase_due_reg <= k_increase_due_reg;
+        q_bytes_reg <= k_bytes_reg;
+        q_timer_stage_reg <= k_timer_stage_reg;
+        q_byte_stage_reg <= k_byte_stage_reg;
+        q_alpha_decayed_reg <= k_alpha_decayed_reg;
+        q_use_extent_reg <= k_use_extent_reg;
+        q_extent_reg <= k_extent_reg;
+        q_cut_held_reg <= k_cut_held;
+        q_stage_reg <= STAGE_CUT;
+        q_trigger_reg <= TRIGGER_CNP;
+        if (k_timer_step) begin
+            // The timer increase's rate change, stamped with its expiry.
+            q_rate_reg <= k_timer_rate;
+            q_target_reg <= k_timer_target;
+            q_stage_reg <= k_timer_inc_stage_reg;
+            q_trigger_reg <= TRIGGER_TIMER;
+        end else if (!k_cnp_reg) begin
+            // Sent bytes: the byte counter (while the timers run), and the
+            // packet handed on in this event's last transaction.
+            q_trigger_reg <= TRIGGER_SENT;
+            if (k_byte_step) begin
+                q_bytes_reg <= 32'd0;
+                q_byte_stage_reg <= k_byte_next_reg;
+                q_rate_reg <= k_byte_rate;
+                q_target_reg <= k_byte_target;
+                if (k_byte_converged) begin
+                    q_running_reg <= 1'b0;
+                end
+                if (k_byte_changed) begin
+                    q_trigger_reg <= TRIGGER_BYTE_COUNTER;
+                    q_stage_reg <= k_byte_inc_stage_reg;
+                end
+            end else if (k_running_reg) begin
+                q_bytes_reg <= k_bytes_sum_reg;
+            end
+        end
+
+        // V.
+        v_valid_reg <= q_valid_reg;
+        v_emit_reg <= q_emit_reg;
+        v_write_reg <= q_write_reg;
+        v_cnp_reg <= q_cnp_reg;
+        v_keeps_reg <= q_keeps_reg;
+        v_qp_reg <= q_qp_reg;
+        v_time_reg <= q_time_reg;
+        v_len_reg <= q_len_reg;
+        v_stage_reg <= q_stage_reg;
+        v_trigger_reg <= q_trigger_reg;
+        v_sent_reg <= q_sent_reg;
+        v_rate_reg <= q_rate_reg;
+        v_target_reg <= q_target_reg;
+        v_alpha_reg <= q_alpha_reg;
+        v_running_reg <= q_running_reg;
+        v_cut_seen_reg <= q_cut_seen_reg;
+        v_alpha_due_reg <= q_alpha_due_reg;
+        v_increase_due_reg <= q_increase_due_reg;
+        v_bytes_reg <= q_bytes_reg;
+        v_timer_stage_reg <= q_timer_stage_reg;
+        v_byte_stage_reg <= q_byte_stage_reg;
+        v_alpha_decayed_reg <= q_alpha_decayed_reg;
+        v_cut_held_reg <= q_cut_held_reg;
+        // rate * fraction and rate * min_dec in 16-bit halves of the rate.
+        v_cut_low_reg <= q_cut_low[31:16];
+        v_cut_high_reg <= q_rate_reg[31:16] * q_cut_fraction;
+        v_floor_low_reg <= q_floor_low[31:15];
+        v_floor_high_reg <= q_rate_reg[31:16] * cfg_min_dec;
+        v_alpha_gain_reg <= q_use_extent_reg ? q_extent_g[25:10] : {cfg_g, 5'd0};
+        v_first_cut_reg <= !q_cut_seen_reg && cfg_first_cnp_rate != 0;
+        v_rate_first_reg <= cfg_first_cnp_rate < q_rate_reg ? cfg_first_cnp_rate : q_rate_reg;
+        v_clamp_target_reg <= cfg_clamp_tgt || q_timer_stage_reg != 0 || q_byte_stage_reg != 0;
+        v_cnp_alpha_due_reg <= q_time_reg + {32'd0, cfg_alpha_period};
+        v_cnp_increase_due_reg <= q_time_reg + {32'd0, cfg_time_reset};
+
+        // C.
+        c_valid_reg <= v_valid_reg;
+        c_emit_reg <= v_emit_reg;
+        c_write_reg <= v_write_reg;
+        c_cnp_reg <= v_cnp_reg;
+        c_keeps_reg <= v_keeps_reg;
+        c_qp_reg <= v_qp_reg;
+        c_time_reg <= v_time_reg;
+        c_len_reg <= v_len_reg;
+        c_stage_reg <= v_stage_reg;
+        c_trigger_reg <= v_trigger_reg;
+        c_sent_reg <= v_sent_reg;
+        c_rate_reg <= v_rate_reg;
+        c_target_reg <= v_target_reg;
+        c_alpha_reg <= v_alpha_reg;
+        c_running_reg <= v_running_reg;
+        c_cut_seen_reg <= v_cut_seen_reg;
+        c_alpha_due_reg <= v_alpha_due_reg;
+        c_increase_due_reg <= v_increase_due_reg;
+        c_bytes_reg <= v_bytes_reg;
+        c_timer_stage_reg <= v_timer_stage_reg;
+        c_byte_stage_reg <= v_byte_stage_reg;
+        c_cut_held_reg <= v_cut_held_reg;
+        c_rate_cut_reg <= v_rate_reg - v_cut_drop;
+        c_rate_floor_reg <= {v_floor_sum[30:0], v_floor_low_reg[0]};
+        c_cnp_alpha_reg <= v_alpha_decayed_reg + v_alpha_gain_reg;
+        c_first_cut_reg <= v_first_cut_reg;
+        c_rate_first_reg <= v_rate_first_reg;
+        c_clamp_target_reg <= v_clamp_target_reg;
+        c_cnp_alpha_due_reg <= v_cnp_alpha_due_reg;
+        c_cnp_increase_due_reg <= v_cnp_increase_due_reg;
+    end
+
+    // C's item out: the rate change, and the word (a cut applied) to W.
+    w_valid_reg <= qvc_move && c_valid_reg && c_write_reg;
+    w_qp_reg <= c_qp_reg;
+    if (c_apply_cut) begin
+        w_entry_reg <= {c_cnp_rate, c_clamp_target_reg ? c_rate_reg : c_target_reg, c_cnp_alpha_reg, 1'b1, 1'b1,
+            c_cnp_alpha_due_reg, c_cnp_increase_due_reg, 32'd0, 8'd0, 8'd0};
+    end else begin
+        w_entry_reg <= {c_rate_reg, c_target_reg, c_alpha_reg, c_running_reg, c_cut_seen_reg, c_alpha_due_reg,
+            c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
+    end
+    if (out_free) begin
+        m_rate_valid_reg <= c_valid_reg && (c_emit_reg || c_apply_cut);
+        m_rate_time_reg <= c_time_reg;
+        m_rate_stage_reg <= c_stage_reg;
+        m_rate_trigger_reg <= c_trigger_reg;
+        m_rate_rate_reg <= c_apply_cut ? c_cnp_rate : c_rate_reg;
+        m_rate_target_reg <= c_apply_cut && c_clamp_target_reg ? c_rate_reg : c_target_reg;
+        m_rate_alpha_reg <= c_apply_cut ? c_cnp_alpha_reg : c_alpha_reg;
+        m_rate_qp_reg <= {{(24-QP_INDEX_WIDTH){1'b0}}, c_qp_reg};
+        m_rate_sent_reg <= c_sent_reg;
+        m_rate_len_reg <= c_len_reg;
     end
 
     if (rst) begin
-        state_reg <= STATE_INIT;
-        b_valid_reg <= 1'b0;
+        init_reg <= 1'b1;
         init_addr_reg <= 0;
+        a_valid_reg <= 1'b0;
+        r_valid_reg <= 1'b0;
+        l_valid_reg <= 1'b0;
+        m_valid_reg <= 1'b0;
+        k_valid_reg <= 1'b0;
+        q_valid_reg <= 1'b0;
+        v_valid_reg <= 1'b0;
+        c_valid_reg <= 1'b0;
+        w_valid_reg <= 1'b0;
         m_rate_valid_reg <= 1'b0;
     end
 end
@@ -512,10 +913,10 @@ end
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
 always @(posedge clk) begin
-    if (!rst && state_reg == STATE_CATCH_UP) begin
-        assert (cur_rate <= cur_target && cur_target <= cfg_line_rate && cur_rate >= cfg_min_rate)
+    if (!rst && k_valid_reg) begin
+        assert (k_rate_reg <= k_target_reg && k_target_reg <= cfg_line_rate && k_rate_reg >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
-        assert (cur_alpha <= FRACTION_ONE)
+        assert (k_alpha_reg <= FRACTION_ONE)
         else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
     end
 end
