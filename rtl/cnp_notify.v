@@ -213,10 +213,10 @@ crc32_lfsr #(
     .state_out(crc_state)
 );
 
-// Next-state values of the packet counters (both stop when pkts is full).
-wire        count_full = entry_pkts == 16'hFFFF;
-wire [15:0] pkts_new = count_full ? entry_pkts : entry_pkts + 16'd1;
-wire [15:0] ce_pkts_new = count_full || !b_ce_reg ? entry_ce_pkts : entry_ce_pkts + 16'd1;
+// Next-state values of the packet counters: each stops at its own maximum,
+// so the CE packet that sends a CNP always counts.
+wire [15:0] pkts_new = entry_pkts == 16'hFFFF ? entry_pkts : entry_pkts + 16'd1;
+wire [15:0] ce_pkts_new = entry_ce_pkts == 16'hFFFF || !b_ce_reg ? entry_ce_pkts : entry_ce_pkts + 16'd1;
 wire        remote_known = b_src_qp_valid_reg || entry_remote_valid;
 wire [23:0] remote_qp = b_src_qp_valid_reg ? b_src_qp_reg : entry_remote_qp;
 wire        interval_passed = !entry_cnp_sent || (b_time_reg - entry_last_cnp) >= {32'd0, cfg_cnp_interval};
@@ -265,6 +265,10 @@ endfunction
 // Restoring division step of ce * 2^15 / pkts (ce < pkts).
 wire [16:0] div_shifted = {div_rem_reg[15:0], 1'b0};
 wire        div_fits = div_shifted >= {1'b0, div_pkts_reg};
+// The last step: a quotient of 0 becomes 1, as a CNP always follows a CE
+// mark and extent 0 means none (SPEC.md §6.3).
+wire        div_last = div_step_reg == EXTENT_BITS - 1;
+wire        div_bit = div_fits || (div_last && extent_reg[EXTENT_BITS-2:0] == 0);
 
 // The CNP fields (SPEC.md §6.3).
 wire [7:0]   tos = {cfg_cnp_dscp, 2'b00};
@@ -367,10 +371,10 @@ always @* begin
             end
         end
         CNP_DIVIDE: begin
-            extent_next = {extent_reg[EXTENT_BITS-1:0], div_fits};
+            extent_next = {extent_reg[EXTENT_BITS-1:0], div_bit};
             div_rem_next = div_fits ? div_shifted - {1'b0, div_pkts_reg} : div_shifted;
             div_step_next = div_step_reg + 1;
-            if (div_step_reg == EXTENT_BITS - 1) begin
+            if (div_last) begin
                 cnp_state_next = CNP_BUILD;
             end
         end

@@ -132,8 +132,9 @@ function [7:0] sat_inc(input [7:0] count);
     sat_inc = count == 8'hFF ? 8'hFF : count + 8'd1;
 endfunction
 
-// The stage of an increase with these stage counts (after its count), and
-// how many hyper steps it makes: {stage, steps}.
+// The stage of an increase with these stage counts (before it counts, so
+// fast recovery takes F steps), and how many hyper steps it makes:
+// {stage, steps}.
 function [9:0] increase_kind(input [7:0] timer_stage, input [7:0] byte_stage, input [7:0] threshold);
     reg [7:0] high;
     reg [7:0] low;
@@ -164,9 +165,9 @@ function [39:0] increase_add(input [1:0] stage, input [7:0] steps, input [31:0] 
     end
 endfunction
 
-// The target step of the increase after one more count of the stage count
-// `count` (the other stage count `other` held), from this one's (`stage`,
-// `add`): a hyper step adds R_HAI once more while the count is the lower one.
+// The target step of the increase after this one (`stage`, `add`, made at
+// stage counts `count` and `other`) counted `count` up: a hyper step adds
+// R_HAI once more while the count is the lower one.
 function [41:0] increase_next(
     input [7:0]  count,
     input [7:0]  other,
@@ -330,10 +331,8 @@ reg [64:0]               m_due_order_reg;
 reg [32:0]               m_headroom_reg;
 reg [7:0]                m_timer_next_reg;
 reg [7:0]                m_byte_next_reg;
-reg [1:0]                m_timer_inc_stage_reg;
-reg [7:0]                m_timer_inc_steps_reg;
-reg [1:0]                m_byte_inc_stage_reg;
-reg [7:0]                m_byte_inc_steps_reg;
+reg [1:0]                m_inc_stage_reg;
+reg [7:0]                m_inc_steps_reg;
 reg [32:0]               m_bytes_sum_reg;
 
 // K: the catch-up loop's state.
@@ -366,11 +365,10 @@ reg [15:0]               k_alpha_decayed_reg;
 // Timer stage after the next timer increase, byte stage after the next byte step.
 reg [7:0]                k_timer_next_reg;
 reg [7:0]                k_byte_next_reg;
-// The next timer increase, and the byte counter's increase with the current timer stage.
-reg [1:0]                k_timer_inc_stage_reg;
-reg [39:0]               k_timer_inc_add_reg;
-reg [1:0]                k_byte_inc_stage_reg;
-reg [39:0]               k_byte_inc_add_reg;
+// The next increase, a timer's or the byte counter's: its kind comes from
+// the stage counts before it counts.
+reg [1:0]                k_inc_stage_reg;
+reg [39:0]               k_inc_add_reg;
 reg                      k_byte_step_reg;
 reg [31:0]               k_bytes_sum_reg;
 
@@ -518,7 +516,10 @@ wire a_move = a_valid_reg && !a_hazard && front_move;
 assign s_evt_ready = !init_reg && (!a_valid_reg || a_move);
 assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_reg || k_valid_reg
     || q_valid_reg || v_valid_reg || c_valid_reg || w_valid_reg || m_rate_valid_reg;
-wire accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT;
+// A MetaRoCE CNP of extent 0 says no packet was marked: no congestion
+// signal, so it is dropped here (SPEC.md §6.4).
+wire evt_ignored = s_evt_cnp && cfg_metaroce && s_evt_extent_valid && s_evt_extent == 16'd0;
+wire accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT && !evt_ignored;
 
 // Per-QP state (qp_rmw_pipe.v): A reads, R sees the word on `entry`
 // (forwarded from the write-back of the read's cycle).
@@ -547,33 +548,24 @@ wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
 
 // ---------------------------------------------------------------------------
 // K's logic: the step, and a sent-bytes event applied.
-wire [97:0] k_timer_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_timer_inc_stage_reg,
-    k_timer_inc_add_reg, cfg_line_rate);
-wire        k_timer_changed = k_timer_inc[97];
-wire [31:0] k_timer_rate = k_timer_inc[96:65];
-wire [31:0] k_timer_target = k_timer_inc[64:33];
-wire [32:0] k_timer_headroom = k_timer_inc[32:0];
-wire        k_timer_converged = k_timer_rate == cfg_line_rate && k_timer_headroom == 33'd0 && !k_alpha_nonzero_reg;
-wire [97:0] k_byte_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_byte_inc_stage_reg,
-    k_byte_inc_add_reg, cfg_line_rate);
-wire        k_byte_changed = k_byte_inc[97];
-wire [31:0] k_byte_rate = k_byte_inc[96:65];
-wire [31:0] k_byte_target = k_byte_inc[64:33];
-wire [32:0] k_byte_headroom = k_byte_inc[32:0];
-wire        k_byte_converged = k_byte_rate == cfg_line_rate && k_byte_headroom == 33'd0 && !k_alpha_nonzero_reg;
-// After a timer increase: the next one's target step, and the byte
-// counter's with the new timer stage.
-wire [41:0] k_timer_inc_next = increase_next(k_timer_next_reg, k_byte_stage_reg, k_timer_inc_stage_reg,
-    k_timer_inc_add_reg, cfg_threshold, cfg_ai_rate, cfg_hai_rate);
-wire [41:0] k_byte_inc_next = increase_next(k_timer_stage_reg, k_byte_next_reg, k_byte_inc_stage_reg,
-    k_byte_inc_add_reg, cfg_threshold, cfg_ai_rate, cfg_hai_rate);
+// The next increase (a timer's or the byte counter's: the same step).
+wire [97:0] k_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_inc_stage_reg, k_inc_add_reg,
+    cfg_line_rate);
+wire        k_inc_changed = k_inc[97];
+wire [31:0] k_inc_rate = k_inc[96:65];
+wire [31:0] k_inc_target = k_inc[64:33];
+wire [32:0] k_inc_headroom = k_inc[32:0];
+wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && !k_alpha_nonzero_reg;
+// After a timer increase, the next increase's target step.
+wire [41:0] k_inc_next = increase_next(k_timer_stage_reg, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
+    cfg_threshold, cfg_ai_rate, cfg_hai_rate);
 wire [15:0] k_alpha_decayed_next = alpha_decay(k_alpha_decayed_reg, cfg_g);
 wire        k_at_line = k_rate_reg == cfg_line_rate && k_headroom_reg == 33'd0;
 wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first;
 wire        k_timer_step = k_valid_reg && k_expiry_due && !k_alpha_first && qvc_move;
 wire        k_byte_step = !k_cnp_reg && k_running_reg && k_byte_step_reg;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
-// cut changes nothing. Until the first timer increase after a cut,
+// cut does not cut (it still counts for alpha). Until the first timer increase after a cut,
 // increase_due - T is that cut's tick; P <= T, so a CNP after that increase
 // is past it. t + T < increase_due + P, as t - increase_due < P - T.
 wire [65:0] hold_limit = {34'd0, cfg_reduce_period} - {34'd0, cfg_time_reset};
@@ -612,6 +604,11 @@ always @* begin
     end
 end
 wire        c_apply_cut = c_cnp_reg && !c_cut_held_reg;
+// A cut's target: the first CNP's rate is both rates (ns-3 cnp_received_mlx);
+// later cuts keep Rt at the old Rc when clamping.
+wire [31:0] c_cnp_target = c_first_cut_reg ? c_cnp_rate : c_clamp_target_reg ? c_rate_reg : c_target_reg;
+// A CNP held by the decrease period still counts for alpha.
+wire        c_cnp_absorbed = c_cnp_reg && c_cut_held_reg;
 
 always @(posedge clk) begin
     // Reset sweep.
@@ -683,8 +680,7 @@ always @(posedge clk) begin
         m_headroom_reg <= {1'b0, cfg_line_rate} - {1'b0, l_target_reg};
         m_timer_next_reg <= l_timer_next;
         m_byte_next_reg <= l_byte_next;
-        {m_timer_inc_stage_reg, m_timer_inc_steps_reg} <= increase_kind(l_timer_next, l_byte_stage_reg, cfg_threshold);
-        {m_byte_inc_stage_reg, m_byte_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_next, cfg_threshold);
+        {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
     end
 
@@ -716,10 +712,8 @@ always @(posedge clk) begin
         k_alpha_decayed_reg <= alpha_decay(m_alpha_reg, cfg_g);
         k_timer_next_reg <= m_timer_next_reg;
         k_byte_next_reg <= m_byte_next_reg;
-        k_timer_inc_stage_reg <= m_timer_inc_stage_reg;
-        k_timer_inc_add_reg <= increase_add(m_timer_inc_stage_reg, m_timer_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
-        k_byte_inc_stage_reg <= m_byte_inc_stage_reg;
-        k_byte_inc_add_reg <= increase_add(m_byte_inc_stage_reg, m_byte_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+        k_inc_stage_reg <= m_inc_stage_reg;
+        k_inc_add_reg <= increase_add(m_inc_stage_reg, m_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
         k_byte_step_reg <= m_bytes_sum_reg >= {1'b0, cfg_byte_reset};
         k_bytes_sum_reg <= m_bytes_sum_reg[31:0];
     end else if (k_alpha_step) begin
@@ -735,22 +729,21 @@ always @(posedge clk) begin
     end else if (k_timer_step) begin
         k_timer_stage_reg <= k_timer_next_reg;
         k_timer_next_reg <= sat_inc(k_timer_next_reg);
-        k_rate_reg <= k_timer_rate;
-        k_target_reg <= k_timer_target;
-        k_headroom_reg <= k_timer_headroom;
-        {k_timer_inc_stage_reg, k_timer_inc_add_reg} <= k_timer_inc_next;
-        {k_byte_inc_stage_reg, k_byte_inc_add_reg} <= k_byte_inc_next;
+        k_rate_reg <= k_inc_rate;
+        k_target_reg <= k_inc_target;
+        k_headroom_reg <= k_inc_headroom;
+        {k_inc_stage_reg, k_inc_add_reg} <= k_inc_next;
         k_increase_due_reg <= k_increase_due_reg + {32'd0, cfg_time_reset};
         k_increase_left_reg <= k_increase_left_reg - {33'd0, cfg_time_reset};
         k_due_order_reg <= k_due_order_reg + {33'd0, cfg_time_reset};
-        if (k_timer_converged) begin
+        if (k_inc_converged) begin
             k_running_reg <= 1'b0;
         end
     end
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin
-        q_valid_reg <= (k_timer_step && k_timer_changed) || k_done;
+        q_valid_reg <= (k_timer_step && k_inc_changed) || k_done;
         q_emit_reg <= k_timer_step || !k_cnp_reg;
         q_write_reg <= !k_timer_step;
         q_cnp_reg <= !k_timer_step && k_cnp_reg;
@@ -777,9 +770,9 @@ always @(posedge clk) begin
         q_trigger_reg <= TRIGGER_CNP;
         if (k_timer_step) begin
             // The timer increase's rate change, stamped with its expiry.
-            q_rate_reg <= k_timer_rate;
-            q_target_reg <= k_timer_target;
-            q_stage_reg <= k_timer_inc_stage_reg;
+            q_rate_reg <= k_inc_rate;
+            q_target_reg <= k_inc_target;
+            q_stage_reg <= k_inc_stage_reg;
             q_trigger_reg <= TRIGGER_TIMER;
         end else if (!k_cnp_reg) begin
             // Sent bytes: the byte counter (while the timers run), and the
@@ -788,14 +781,14 @@ always @(posedge clk) begin
             if (k_byte_step) begin
                 q_bytes_reg <= 32'd0;
                 q_byte_stage_reg <= k_byte_next_reg;
-                q_rate_reg <= k_byte_rate;
-                q_target_reg <= k_byte_target;
-                if (k_byte_converged) begin
+                q_rate_reg <= k_inc_rate;
+                q_target_reg <= k_inc_target;
+                if (k_inc_converged) begin
                     q_running_reg <= 1'b0;
                 end
-                if (k_byte_changed) begin
+                if (k_inc_changed) begin
                     q_trigger_reg <= TRIGGER_BYTE_COUNTER;
-                    q_stage_reg <= k_byte_inc_stage_reg;
+                    q_stage_reg <= k_inc_stage_reg;
                 end
             end else if (k_running_reg) begin
                 q_bytes_reg <= k_bytes_sum_reg;
@@ -875,8 +868,11 @@ always @(posedge clk) begin
     w_valid_reg <= qvc_move && c_valid_reg && c_write_reg;
     w_qp_reg <= c_qp_reg;
     if (c_apply_cut) begin
-        w_entry_reg <= {c_cnp_rate, c_clamp_target_reg ? c_rate_reg : c_target_reg, c_cnp_alpha_reg, 1'b1, 1'b1,
+        w_entry_reg <= {c_cnp_rate, c_cnp_target, c_cnp_alpha_reg, 1'b1, 1'b1,
             c_cnp_alpha_due_reg, c_cnp_increase_due_reg, 32'd0, 8'd0, 8'd0};
+    end else if (c_cnp_absorbed) begin
+        w_entry_reg <= {c_rate_reg, c_target_reg, c_cnp_alpha_reg, c_running_reg, c_cut_seen_reg,
+            c_cnp_alpha_due_reg, c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
     end else begin
         w_entry_reg <= {c_rate_reg, c_target_reg, c_alpha_reg, c_running_reg, c_cut_seen_reg, c_alpha_due_reg,
             c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
@@ -887,7 +883,7 @@ always @(posedge clk) begin
         m_rate_stage_reg <= c_stage_reg;
         m_rate_trigger_reg <= c_trigger_reg;
         m_rate_rate_reg <= c_apply_cut ? c_cnp_rate : c_rate_reg;
-        m_rate_target_reg <= c_apply_cut && c_clamp_target_reg ? c_rate_reg : c_target_reg;
+        m_rate_target_reg <= c_apply_cut ? c_cnp_target : c_target_reg;
         m_rate_alpha_reg <= c_apply_cut ? c_cnp_alpha_reg : c_alpha_reg;
         m_rate_qp_reg <= {{(24-QP_INDEX_WIDTH){1'b0}}, c_qp_reg};
         m_rate_sent_reg <= c_sent_reg;

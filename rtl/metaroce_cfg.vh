@@ -81,7 +81,7 @@
 `define CFG_CLAMP_TGT 389:389
 `define CFG_CLAMP_TGT_W 1
 
-// rp_rate_reduce_monitor_period (Thousand): At most one rate cut per period: a CNP within this time of the QP's last cut changes nothing (no cut, no alpha update, no timer restart); 0 = every CNP cuts.
+// rp_rate_reduce_monitor_period (Thousand): At most one rate cut per period: a CNP within this time of the QP's last cut does not cut but still updates alpha and restarts its timer (ns-3 `cnp_received_mlx`); 0 = every CNP cuts.
 `define CFG_REDUCE_PERIOD_NS 421:390
 `define CFG_REDUCE_PERIOD_NS_W 32
 

@@ -256,8 +256,8 @@ pub const CC_PARAMS: &[CcParam] = &[
     CcParam {
         source: "mlx5 `rp_rate_reduce_monitor_period` (RATE_REDUCE_MONITOR_PERIOD 4 µs, ConnectX-4 Lx \
                  `mlxconfig`); ns-3 HPCC `rdma-hw.cc` RATE_DECREASE_INTERVAL 4 µs; default 0 keeps every CNP's cut",
-        doc: "At most one rate cut per period: a CNP within this time of the QP's last cut changes nothing \
-              (no cut, no alpha update, no timer restart); 0 = every CNP cuts.",
+        doc: "At most one rate cut per period: a CNP within this time of the QP's last cut does not cut \
+              but still updates alpha and restarts its timer (ns-3 `cnp_received_mlx`); 0 = every CNP cuts.",
         registers: &[reg("reduce_period_ns", 32, Thousand)],
         omit_default: true,
         ..num("rp_rate_reduce_monitor_period", "µs", 0, Num(0), Param("rp_time_reset"))

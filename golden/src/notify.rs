@@ -12,8 +12,6 @@ use crate::wire::{
 
 /// TTL / hop limit of CNPs sent.
 pub const CNP_TTL: u8 = 64;
-/// Event counters are 16 bits and stop, both, when the packet count is full.
-pub const COUNT_MAX: u16 = u16::MAX;
 
 /// One CNP sent: the frame (no FCS) and its emit tick.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,9 +44,16 @@ pub struct NotificationPoint {
     pub entries: Vec<NpEntry>,
 }
 
-/// The CE extent in Q1.15: the fraction of packets marked, rounded down.
+/// The CE extent in Q1.15: the fraction of packets marked, rounded down,
+/// but never to 0 when a packet was marked: extent 0 means "no mark", and
+/// the reaction point ignores it (one mark in more than 32,768 packets).
 pub fn ce_extent(ce_pkts: u16, pkts: u16) -> u16 {
-    (u32::from(ce_pkts) * FRACTION_ONE / u32::from(pkts.max(1))) as u16
+    let extent = (u32::from(ce_pkts) * FRACTION_ONE / u32::from(pkts.max(1))) as u16;
+    if ce_pkts != 0 {
+        extent.max(1)
+    } else {
+        extent
+    }
 }
 
 impl NotificationPoint {
@@ -72,10 +77,10 @@ impl NotificationPoint {
     pub fn receive(&mut self, ev: &CnEvent, regs: &CcRegisters) -> Option<CnpSent> {
         debug_assert_eq!(ev.kind, CnEventKind::RxData);
         let entry = self.entries.get_mut(ev.qp as usize)?;
-        if entry.pkts != COUNT_MAX {
-            entry.pkts += 1;
-            entry.ce_pkts += u16::from(ev.ce);
-        }
+        // 16-bit counters, each stopping at its own maximum, so the CE
+        // packet that sends a CNP always counts (ce_pkts <= pkts still holds).
+        entry.pkts = entry.pkts.saturating_add(1);
+        entry.ce_pkts = entry.ce_pkts.saturating_add(u16::from(ev.ce));
         let remote = ev.src_qp.or(entry.remote_qp)?;
         let due = !entry.cnp_sent || ev.time.wrapping_sub(entry.last_cnp) >= u64::from(regs.cnp_interval_ns);
         if !ev.ce || !due {

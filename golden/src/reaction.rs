@@ -150,6 +150,11 @@ impl ReactionPoint {
     /// appended to `out` in the order the RTL emits them.
     pub fn handle(&mut self, ev: &CnEvent, regs: &CcRegisters, out: &mut Vec<RateChange>) {
         let Some(entry) = self.entries.get_mut(ev.qp as usize) else { return };
+        // A MetaRoCE CNP of extent 0 says no packet was marked: it is no
+        // congestion signal, so it neither cuts nor restarts anything.
+        if ev.kind == CnEventKind::RxCnp && regs.metaroce && ev.extent == Some(0) {
+            return;
+        }
         let mut qp = QpStep { qp: ev.qp, entry, regs, out };
         qp.catch_up(ev.time);
         match ev.kind {
@@ -204,7 +209,6 @@ impl QpStep<'_> {
                 self.entry.alpha_due += u64::from(self.regs.alpha_period_ns);
             } else {
                 let due = self.entry.increase_due;
-                self.entry.timer_stage = self.entry.timer_stage.saturating_add(1);
                 self.increase(due, RateTrigger::Timer, None);
                 self.entry.increase_due += u64::from(self.regs.time_reset_ns);
             }
@@ -214,11 +218,19 @@ impl QpStep<'_> {
         }
     }
 
-    /// One increase step after a stage count went up; whether it emitted.
+    /// One increase step, then its stage count goes up; whether it emitted.
+    /// The step's kind comes from the counts before this step, so fast
+    /// recovery takes F steps (ns-3 `RateIncEventTimerMlx` counts after
+    /// `UpdateRateMlx`; the paper's Fig. 5 compares before counting).
     fn increase(&mut self, time: u64, trigger: RateTrigger, sent_len: Option<u32>) -> bool {
         let (r, e) = (self.regs, &mut *self.entry);
         let before = (e.rate, e.target);
         let (high, low) = (e.timer_stage.max(e.byte_stage), e.timer_stage.min(e.byte_stage));
+        match trigger {
+            RateTrigger::Timer => e.timer_stage = e.timer_stage.saturating_add(1),
+            RateTrigger::ByteCounter => e.byte_stage = e.byte_stage.saturating_add(1),
+            RateTrigger::Cnp | RateTrigger::Sent => {}
+        }
         let stage = if high < r.threshold {
             RateStage::FastRecovery
         } else if low > r.threshold {
@@ -240,34 +252,45 @@ impl QpStep<'_> {
 
     fn cnp(&mut self, now: u64, extent: Option<u16>) {
         let (r, e) = (self.regs, &mut *self.entry);
-        // rp_rate_reduce_monitor_period: a CNP within the period of the QP's
-        // last cut changes nothing. Until the first timer increase after a
-        // cut, increase_due - T is that cut's tick; the period is at most T,
-        // so a CNP after that increase is past it.
-        if e.cut_seen
-            && e.timer_stage == 0
-            && now + u64::from(r.time_reset_ns) < e.increase_due + u64::from(r.reduce_period_ns)
-        {
-            return;
-        }
         // An extent above 1.0 (a malformed CNP) counts as 1.0.
         let extent = extent.filter(|_| r.metaroce).map(|x| x.min(FRACTION_ONE as u16));
-        if r.clamp_tgt || e.timer_stage != 0 || e.byte_stage != 0 {
-            e.target = e.rate;
-        }
-        let cut = cut_rate(e.rate, extent.unwrap_or(e.alpha));
-        let rate = if !e.cut_seen && r.first_cnp_kbps != 0 {
-            r.first_cnp_kbps.min(e.rate)
-        } else {
-            cut.max(scale_rate(e.rate, r.min_dec_q15))
-        };
-        e.rate = rate.max(r.min_rate_kbps);
-        // alpha = (1 - g) alpha + g * (extent, or 1 for a plain CNP).
+        // alpha = (1 - g) alpha + g * (extent, or 1 for a plain CNP); the cut
+        // below still takes the alpha from before this CNP (paper, Fig. 5).
         let gain = match extent {
             Some(x) => u32::from(x) * u32::from(r.g) / G_SCALE,
             None => FRACTION_ONE * u32::from(r.g) / G_SCALE,
         };
-        e.alpha = alpha_decay(e.alpha, r.g) + gain as u16;
+        let alpha = alpha_decay(e.alpha, r.g) + gain as u16;
+        // rp_rate_reduce_monitor_period: at most one cut per period. A CNP
+        // within the period of the QP's last cut still counts for alpha, as
+        // ns-3's `cnp_received_mlx` sets the alpha flag for every CNP, but
+        // does not cut. Until the first timer increase after a cut,
+        // increase_due - T is that cut's tick; the period is at most T, so a
+        // CNP after that increase is past it.
+        if e.cut_seen
+            && e.timer_stage == 0
+            && now + u64::from(r.time_reset_ns) < e.increase_due + u64::from(r.reduce_period_ns)
+        {
+            e.alpha = alpha;
+            e.alpha_due = now + u64::from(r.alpha_period_ns);
+            return;
+        }
+        let first = !e.cut_seen && r.first_cnp_kbps != 0;
+        let rate = if first {
+            r.first_cnp_kbps.min(e.rate)
+        } else {
+            cut_rate(e.rate, extent.unwrap_or(e.alpha)).max(scale_rate(e.rate, r.min_dec_q15))
+        };
+        let rate = rate.max(r.min_rate_kbps);
+        // The first CNP's rate is both rates (ns-3 `cnp_received_mlx` sets
+        // m_targetRate = m_rate); later cuts keep Rt at the old Rc.
+        if first {
+            e.target = rate;
+        } else if r.clamp_tgt || e.timer_stage != 0 || e.byte_stage != 0 {
+            e.target = e.rate;
+        }
+        e.rate = rate;
+        e.alpha = alpha;
         e.running = true;
         e.cut_seen = true;
         e.timer_stage = 0;
@@ -283,7 +306,6 @@ impl QpStep<'_> {
         let sum = u64::from(self.entry.bytes) + u64::from(len);
         if self.entry.running && sum >= u64::from(self.regs.byte_reset) {
             self.entry.bytes = 0;
-            self.entry.byte_stage = self.entry.byte_stage.saturating_add(1);
             let emitted = self.increase(now, RateTrigger::ByteCounter, Some(len));
             if self.converged() {
                 self.entry.running = false;

@@ -67,29 +67,47 @@ impl FloatQp {
                 self.alpha *= 1.0 - Self::g(r);
                 self.alpha_due += r.alpha_period_ns as u64;
             } else {
-                self.timer_stage = (self.timer_stage + 1).min(255);
+                // The step's kind from the counts before it counts (F steps of fast recovery).
                 self.increase(r);
+                self.timer_stage = (self.timer_stage + 1).min(255);
                 self.increase_due += r.time_reset_ns as u64;
             }
         }
     }
 
     fn event(&mut self, ev: &CnEvent, r: &CcRegisters) {
+        // A MetaRoCE extent of 0 is no congestion signal.
+        if ev.kind == CnEventKind::RxCnp && r.metaroce && ev.extent == Some(0) {
+            return;
+        }
         self.catch_up(ev.time, r);
         match ev.kind {
             CnEventKind::RxCnp => {
                 let extent = ev.extent.filter(|_| r.metaroce).map(|x| x as f64 / FRACTION_ONE as f64);
-                if r.clamp_tgt || self.timer_stage != 0 || self.byte_stage != 0 {
-                    self.target = self.rate;
+                let alpha = (1.0 - Self::g(r)) * self.alpha + Self::g(r) * extent.unwrap_or(1.0);
+                // At most one cut per decrease period; a CNP inside it counts for alpha only.
+                // Until the first timer increase, increase_due - T is the last cut's tick.
+                let period_end = self.increase_due + r.reduce_period_ns as u64;
+                if self.cut_seen && self.timer_stage == 0 && ev.time + (r.time_reset_ns as u64) < period_end {
+                    self.alpha = alpha;
+                    self.alpha_due = ev.time + r.alpha_period_ns as u64;
+                    return;
                 }
+                let first = !self.cut_seen && r.first_cnp_kbps != 0;
                 let cut = self.rate * (1.0 - extent.unwrap_or(self.alpha) / 2.0);
-                let rate = if !self.cut_seen && r.first_cnp_kbps != 0 {
+                let rate = if first {
                     (r.first_cnp_kbps as f64).min(self.rate)
                 } else {
                     cut.max(self.rate * r.min_dec_q15 as f64 / FRACTION_ONE as f64)
                 };
-                self.rate = rate.max(r.min_rate_kbps as f64);
-                self.alpha = (1.0 - Self::g(r)) * self.alpha + Self::g(r) * extent.unwrap_or(1.0);
+                let rate = rate.max(r.min_rate_kbps as f64);
+                if first {
+                    self.target = rate;
+                } else if r.clamp_tgt || self.timer_stage != 0 || self.byte_stage != 0 {
+                    self.target = self.rate;
+                }
+                self.rate = rate;
+                self.alpha = alpha;
                 self.started = true;
                 self.cut_seen = true;
                 self.timer_stage = 0;
@@ -102,8 +120,8 @@ impl FloatQp {
                 self.bytes += ev.len as u64;
                 if self.bytes >= r.byte_reset as u64 {
                     self.bytes = 0;
-                    self.byte_stage = (self.byte_stage + 1).min(255);
                     self.increase(r);
+                    self.byte_stage = (self.byte_stage + 1).min(255);
                 }
             }
             _ => {}
