@@ -31,6 +31,15 @@ fn run(params: CcParams, events: &[CnEvent]) -> (CcRegisters, RpEntry, Vec<RateC
     (regs, rp.entries[0], out)
 }
 
+/// The stages of the rate changes `trigger` made: F steps of fast
+/// recovery, then additive increase.
+fn assert_f_steps_then_additive(out: &[RateChange], trigger: RateTrigger, f: usize) {
+    let stages: Vec<RateStage> = out.iter().filter(|c| c.trigger == trigger).map(|c| c.stage).collect();
+    let mut expected = vec![RateStage::FastRecovery; f];
+    expected.push(RateStage::AdditiveIncrease);
+    assert_eq!(stages, expected, "{out:#?}");
+}
+
 #[test]
 fn fast_recovery_takes_f_timer_steps() {
     let params = CcParams::default();
@@ -38,10 +47,7 @@ fn fast_recovery_takes_f_timer_steps() {
     let f = usize::from(regs.threshold);
     let t = u64::from(regs.time_reset_ns);
     let (_, _, out) = run(params, &[cnp(0, None), poke((f as u64 + 1) * t + 1)]);
-    let stages: Vec<RateStage> = out.iter().filter(|c| c.trigger == RateTrigger::Timer).map(|c| c.stage).collect();
-    let mut expected = vec![RateStage::FastRecovery; f];
-    expected.push(RateStage::AdditiveIncrease);
-    assert_eq!(stages, expected, "{out:#?}");
+    assert_f_steps_then_additive(&out, RateTrigger::Timer, f);
 }
 
 #[test]
@@ -52,11 +58,7 @@ fn fast_recovery_takes_f_byte_counter_steps() {
     let mut events = vec![cnp(0, None)];
     events.extend((1..=f as u64 + 1).map(|i| CnEvent { len: 4096, ..poke(i) }));
     let (_, _, out) = run(params, &events);
-    let stages: Vec<RateStage> =
-        out.iter().filter(|c| c.trigger == RateTrigger::ByteCounter).map(|c| c.stage).collect();
-    let mut expected = vec![RateStage::FastRecovery; f];
-    expected.push(RateStage::AdditiveIncrease);
-    assert_eq!(stages, expected, "{out:#?}");
+    assert_f_steps_then_additive(&out, RateTrigger::ByteCounter, f);
 }
 
 #[test]

@@ -63,6 +63,9 @@ pub struct Summary {
     /// finish), µs; none when the queue never does, or a flow never gets
     /// there (issue 16's "no stranded QP").
     pub fair_share_after_us: Option<f64>,
+    /// Whether any egress queue ever went above Kmin (when none did, there
+    /// was no congestion to recover from).
+    pub queue_passed_kmin: bool,
 }
 
 pub fn summarize(run: &SimRun) -> Summary {
@@ -101,6 +104,7 @@ pub fn summarize(run: &SimRun) -> Summary {
         jain_fairness: jain(&flow_throughputs(run)),
         converge_us,
         fair_share_after_us: fair_share_after_us(run),
+        queue_passed_kmin: run.samples.iter().any(|s| s.port_depth.iter().any(|&d| d > c.red.kmin)),
     }
 }
 
@@ -362,6 +366,7 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         ("queue under Kmax after", |s| optional(s.converge_us, "µs")),
         ("every QP at its fair share", |s| match s.fair_share_after_us {
             Some(us) => format!("{us:.1} µs after the queue fell below Kmin"),
+            None if !s.queue_passed_kmin => "no queue above Kmin".to_string(),
             None => "never".to_string(),
         }),
         ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
