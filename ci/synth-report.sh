@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 run() { # top list flow width
     local top=$1 list=$2 flow=$3 width=$4 log="$work/$1-$3-$4"
     local sources start=$SECONDS
-    sources=$(grep -v '^//' "$list" | tr '\n' ' ')
+    sources=$(grep -v -e '^//' -e '^+' "$list" | tr '\n' ' ')
     # The generic flow is flattened for a whole-design logic depth; the
     # Xilinx flow is not (flattened, its mapping and ltp take far longer).
     local steps="$flow -top $top -flatten; check -assert; tee -o $log.stat stat; tee -o $log.ltp ltp -noff"

@@ -71,7 +71,7 @@ register_of() { sed -E 's/\.[A-Z0-9_]+$//; s/_TRELLIS_FF_Q(_[0-9]+)?$//; s/_DP16
 run() { # top width: writes $results/$top-$width/result
     local top=$1 width=$2 dir="$results/$1-$2" start status=ok reason=""
     local sources chparam=""
-    sources=$(grep -v '^//' "$(list_of "$top")" | tr '\n' ' ')
+    sources=$(grep -v -e '^//' -e '^+' "$(list_of "$top")" | tr '\n' ' ')
     [ "$width" = - ] || chparam="chparam -set DATA_WIDTH $width $top;"
     rm -rf "$dir" && mkdir -p "$dir"
     start=$SECONDS

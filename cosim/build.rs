@@ -227,7 +227,12 @@ fn build_models(root: &Path, manifest_dir: &Path, out_dir: &Path, dir: &Path, ve
             .wrapper
             .map(|_| out_dir.join(format!("{}.v", variant.block.top)))
             .into_iter()
-            .chain(list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(|s| root.join(s)))
+            .chain(
+                list.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('+'))
+                    .map(|s| root.join(s)),
+            )
             .collect();
         let mut cmd = Command::new(verilator);
         cmd.args(COMMON_ARGS)

@@ -20,10 +20,15 @@ const PACER_GEOMETRIES: [&[&str]; 3] = [
     &["-GQP_COUNT=65536", "-GSLOT_COUNT=1024", "-GSLOT_SHIFT=20", "-GDESC_COUNT=65536"],
 ];
 
-/// A block's source list, as its `.f` file gives it.
+/// A block's source files, as its `.f` file lists them (without its
+/// `+incdir+` line, which the tools here get as `-Irtl`).
 fn sources(list: &str) -> Vec<String> {
     let list = std::fs::read_to_string(common::workspace().join(list)).unwrap();
-    list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).map(String::from).collect()
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('+'))
+        .map(String::from)
+        .collect()
 }
 
 /// Verilator in the workspace, finding rtl/'s includes (`metaroce_defs.vh`).
@@ -197,8 +202,9 @@ fn yosys_synthesizes_without_latches_or_loops() {
 
 #[test]
 fn icarus_verilog_compiles_every_block() {
-    // Icarus Verilog 11 (`iverilog -g2012`), the simulator of most open
-    // testbenches (cocotb): every source list compiles at 64 and 512 bits,
+    // Icarus Verilog 11 (`iverilog -g2012 -f LIST`, as a user runs it from
+    // the workspace root), the simulator of most open testbenches (cocotb):
+    // every source list compiles at 64 and 512 bits,
     // and its time 0 runs without a parameter check firing. Without
     // METAROCE_ASSERTIONS: the assertions report through a DPI-C import of
     // the cosim harness, which Icarus has not.
@@ -207,11 +213,11 @@ fn icarus_verilog_compiles_every_block() {
     for (top, list, width) in runs.chain([("roce_pacer", "rtl/pacer.f", 0)]) {
         let vvp = common::scratch(&format!("{top}-{width}.vvp"));
         let mut cmd = Command::new("iverilog");
-        cmd.args(["-g2012", "-Irtl", "-s", top, "-o"]).arg(&vvp).current_dir(common::workspace());
+        cmd.args(["-g2012", "-s", top, "-o"]).arg(&vvp).current_dir(common::workspace());
         if width != 0 {
             cmd.arg(format!("-P{top}.DATA_WIDTH={width}"));
         }
-        let out = cmd.args(sources(list)).output().expect("iverilog runs (apt-get install iverilog, or ci/setup.sh)");
+        let out = cmd.args(["-f", list]).output().expect("iverilog runs (apt-get install iverilog, or ci/setup.sh)");
         if !out.status.success() {
             failures.push(format!("iverilog -g2012 of {top} ({list}) at DATA_WIDTH {width}:\n{}", common::text(&out)));
             continue;
