@@ -17,8 +17,11 @@
  * |----------|-------|--------------------------------------------------|
  * | eligible | 64    | the packet's eligible time (ns, Q44.20)          |
  * | pointer  | 64    | the level-0 slot being served                    |
- * | limit    | 3*64  | per level, its last slot within the horizon:     |
- * |          |       | (pointer >> level*log2(SLOT_COUNT)) + SLOT_COUNT-1 |
+ * | limit    | 3*64  | per level, its last slot within the horizon      |
+ * |          |       | (SPEC.md §7.4): with p = pointer >> level *      |
+ * |          |       | log2(SLOT_COUNT), p | SLOT_COUNT-1 at levels 0    |
+ * |          |       | and 1 (the end of the pointer's slot above),     |
+ * |          |       | (p + 1) | SLOT_COUNT/2-1 at level 2                |
  * | busy     | 3*SLOT_COUNT | the wheel's busy bits (steady from c to c+1) |
  * | addr     | 2+log2(SLOT_COUNT) | the slot, {level, index}            |
  * | addr_busy| 1     | the slot is busy (with `addr`): read in two steps, |
@@ -71,7 +74,9 @@ always @(posedge clk) begin
 end
 reg          s1_in0_reg, s1_in1_reg, s1_in2_reg;
 reg [SB-1:0] s1_target0_reg, s1_target1_reg, s1_target2_reg;
-reg [SB-1:0] s1_limit0_reg, s1_limit1_reg, s1_limit2_reg;
+reg [SB-1:0] s1_limit2_reg;
+// The pointer's slot of each level, modulo SLOT_COUNT.
+reg [SB-1:0] s1_ptr0_reg, s1_ptr1_reg, s1_ptr2_reg;
 always @(posedge clk) begin
     s1_in0_reg <= target0 <= limit0;
     s1_in1_reg <= target1 <= limit1;
@@ -79,17 +84,19 @@ always @(posedge clk) begin
     s1_target0_reg <= target0[SB-1:0];
     s1_target1_reg <= target1[SB-1:0];
     s1_target2_reg <= target2[SB-1:0];
-    s1_limit0_reg <= limit0[SB-1:0];
-    s1_limit1_reg <= limit1[SB-1:0];
     s1_limit2_reg <= limit2[SB-1:0];
+    s1_ptr0_reg <= pointer[SB-1:0];
+    s1_ptr1_reg <= pointer[SB +: SB];
+    s1_ptr2_reg <= pointer[2*SB +: SB];
 end
 
 // Stage 2: the level, and the slot's offset from the pointer's slot of
-// that level (one past the level's limit's, modulo SLOT_COUNT).
+// that level (modulo SLOT_COUNT: no limit is more than SLOT_COUNT-1 slots
+// past the pointer's).
 wire [SB-1:0] index2 = s1_in2_reg ? s1_target2_reg : s1_limit2_reg;
-wire [SB-1:0] offset0 = s1_target0_reg - s1_limit0_reg - 1'b1;
-wire [SB-1:0] offset1 = s1_target1_reg - s1_limit1_reg - 1'b1;
-wire [SB-1:0] offset2 = index2 - s1_limit2_reg - 1'b1;
+wire [SB-1:0] offset0 = s1_target0_reg - s1_ptr0_reg;
+wire [SB-1:0] offset1 = s1_target1_reg - s1_ptr1_reg;
+wire [SB-1:0] offset2 = index2 - s1_ptr2_reg;
 wire [GB-1:0] bit0 = s1_target0_reg[GB-1:0];
 wire [GB-1:0] bit1 = s1_target1_reg[GB-1:0];
 wire [GB-1:0] bit2 = s1_target2_reg[GB-1:0];

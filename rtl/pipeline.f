@@ -18,7 +18,6 @@ rtl/pacer_place.v
 rtl/pacer_scan.v
 rtl/pacer_ffs.v
 rtl/pacer_release.v
-rtl/pacer_ram.v
 rtl/qp_rmw_pipe.v
 rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

@@ -8,6 +8,13 @@
  * port (simple dual port, as block RAM maps it). A read in the same cycle as
  * a write to the same address returns the old word; users forward.
  *
+ * COLUMN_WIDTH 0 keeps the word in one memory. Otherwise the word is built
+ * of memories COLUMN_WIDTH bits wide (the last one padded): the pacer's wide
+ * words in 4-bit columns, each column of up to 4096 words one ECP5 DP16KD in
+ * its 4K x 4 mode, so the read data leaves the block RAM with no multiplexer
+ * behind it (a deeper, narrower mode needs one) and reaches its first
+ * register in time.
+ *
  * | port     | width      | meaning                                   |
  * |----------|------------|-------------------------------------------|
  * | rd_en    | 1          | read `rd_addr`; the word is on `rd_data`   |
@@ -17,7 +24,8 @@
 module qp_state_ram #(
     parameter WIDTH = 64,
     parameter DEPTH = 1024,
-    parameter ADDR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1
+    parameter ADDR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1,
+    parameter COLUMN_WIDTH = 0
 ) (
     input  wire                  clk,
     input  wire                  rd_en,
@@ -28,19 +36,32 @@ module qp_state_ram #(
     input  wire [WIDTH-1:0]      wr_data
 );
 
-reg [WIDTH-1:0] mem [0:DEPTH-1];
-reg [WIDTH-1:0] rd_data_reg;
+localparam COLUMN = COLUMN_WIDTH > 0 ? COLUMN_WIDTH : WIDTH;
+localparam COLUMNS = (WIDTH + COLUMN - 1) / COLUMN;
 
-assign rd_data = rd_data_reg;
+wire [COLUMN*COLUMNS-1:0] wr_data_padded = {{(COLUMN*COLUMNS-WIDTH){1'b0}}, wr_data};
+// The last column's padding bits are written 0 and never read.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [COLUMN*COLUMNS-1:0] rd_data_padded;
+/* verilator lint_on UNUSEDSIGNAL */
+assign rd_data = rd_data_padded[WIDTH-1:0];
 
-always @(posedge clk) begin
-    if (rd_en) begin
-        rd_data_reg <= mem[rd_addr];
+genvar c;
+generate
+    for (c = 0; c < COLUMNS; c = c + 1) begin : g_column
+        reg [COLUMN-1:0] mem [0:DEPTH-1];
+        reg [COLUMN-1:0] rd_data_reg;
+        always @(posedge clk) begin
+            if (rd_en) begin
+                rd_data_reg <= mem[rd_addr];
+            end
+            if (wr_en) begin
+                mem[wr_addr] <= wr_data_padded[COLUMN*c +: COLUMN];
+            end
+        end
+        assign rd_data_padded[COLUMN*c +: COLUMN] = rd_data_reg;
     end
-    if (wr_en) begin
-        mem[wr_addr] <= wr_data;
-    end
-end
+endgenerate
 
 endmodule
 

@@ -125,6 +125,7 @@ localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
 localparam [42:0] BYTE_TIME_NUMERATOR = 43'd8388608000000;
 localparam [31:0] MIN_PACED_RATE = 32'd10;
 localparam [63:0] HORIZON_SPAN = {32'd0, SLOT_COUNT[31:0] - 32'd1};
+localparam [63:0] HALF_SPAN = {32'd0, SLOT_COUNT[31:0] / 32'd2 - 32'd1};
 localparam [DIW:0] DESC_FULL = DESC_COUNT[DIW:0];
 // pacer_scan.v's stages.
 localparam [2:0] SCAN_LATENCY = 3'd6;
@@ -653,8 +654,12 @@ always @(posedge clk) begin
     if (raise2_reg && raise2_gt_reg) begin
         pointer_reg <= raise2_cand_reg;
     end
-    limit_reg <= {(pointer_reg >> (2 * SB)) + HORIZON_SPAN, (pointer_reg >> SB) + HORIZON_SPAN,
-                  pointer_reg + HORIZON_SPAN};
+    // No packet goes ahead of a QP's earlier one still to come down or back
+    // from parking (SPEC.md §7.4): levels 0 and 1 end with the pointer's
+    // slot of the level above; level 2 with the pointer's half of it (the
+    // next half's end on the last slot of one), where packets are parked.
+    limit_reg <= {((pointer_reg >> (2 * SB)) + 64'd1) | HALF_SPAN, (pointer_reg >> SB) | HORIZON_SPAN,
+                  pointer_reg | HORIZON_SPAN};
     nxt_ok_reg <= nxt_ok_next;
     nxt_any_reg <= nxt_any_next;
     nxt_start_reg <= nxt_start_next;
@@ -864,17 +869,17 @@ pacer_release #(
     .m_rel_drop(m_rel_drop)
 );
 
-// RAMs: QP words, descriptors and links (4-bit columns, pacer_ram.v),
+// RAMs: QP words, descriptors and links (in 4-bit columns),
 // slot heads and tails.
-pacer_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH)) qp_ram_inst (
+qp_state_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) qp_ram_inst (
     .clk(clk), .rd_en(qp_rd_en), .rd_addr(hd_qp), .rd_data(qp_rd_data),
     .wr_en(qp_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(qp_wr_data_reg)
 );
-pacer_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) desc_ram_inst (
+qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) desc_ram_inst (
     .clk(clk), .rd_en(desc_rd_en), .rd_addr(srv_head_reg), .rd_data(desc_rd_data),
     .wr_en(desc_wr_en), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
 );
-pacer_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) next_ram_inst (
+qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) next_ram_inst (
     .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(next_rd_data),
     .wr_en(next_wr_en), .wr_addr(next_wr_addr), .wr_data(next_wr_data)
 );

@@ -252,17 +252,24 @@ end
  */
 reg [31:0]             icrc_reg;
 reg [31:0]             icrc_next;
+reg [31:0]             icrc_beat;
+reg [3:0]              icrc_hit;
 reg [16*FAN*SUMS1-1:0] csum_words;
 reg [20*SUMS1-1:0]     csum_sums1;
+integer k;
 
 always @* begin
-    // The ICRC as on the wire, first byte in 31:24.
-    icrc_next = s5_first_reg ? 32'd0 : icrc_reg;
-    for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
-        if (s5_icrc_lane_reg[3*KEEP_WIDTH + n]) icrc_next[31:24] = s5_data_reg[n*8 +: 8];
-        if (s5_icrc_lane_reg[2*KEEP_WIDTH + n]) icrc_next[23:16] = s5_data_reg[n*8 +: 8];
-        if (s5_icrc_lane_reg[1*KEEP_WIDTH + n]) icrc_next[15:8] = s5_data_reg[n*8 +: 8];
-        if (s5_icrc_lane_reg[0*KEEP_WIDTH + n]) icrc_next[7:0] = s5_data_reg[n*8 +: 8];
+    // The ICRC as on the wire, first byte in 31:24. Each of its bytes is in
+    // one lane at most (icrc_lane is one-hot per byte), so a lane's byte is
+    // taken by AND-OR, a tree of log6(KEEP_WIDTH) LUT levels, not a chain
+    // of KEEP_WIDTH priority multiplexers.
+    icrc_beat = 32'd0;
+    for (k = 0; k < 4; k = k + 1) begin
+        icrc_hit[k] = |s5_icrc_lane_reg[k*KEEP_WIDTH +: KEEP_WIDTH];
+        for (n = 0; n < KEEP_WIDTH; n = n + 1) begin
+            icrc_beat[k*8 +: 8] = icrc_beat[k*8 +: 8] | (s5_icrc_lane_reg[k*KEEP_WIDTH + n] ? s5_data_reg[n*8 +: 8] : 8'd0);
+        end
+        icrc_next[k*8 +: 8] = icrc_hit[k] ? icrc_beat[k*8 +: 8] : (s5_first_reg ? 8'd0 : icrc_reg[k*8 +: 8]);
     end
     // Zero past the beat's words.
     csum_words = {16*FAN*SUMS1{1'b0}};

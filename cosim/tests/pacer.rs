@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::process::Command;
 
-use metaroce_cosim::blocks::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, PacerStimulus};
+use metaroce_cosim::blocks::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, release_order_break, PacerStimulus};
 use metaroce_cosim::blocks::top::cosim_top_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
 use metaroce_cosim::harness::{CosimOptions, Ending};
@@ -160,6 +160,27 @@ fn a_backlog_leaves_one_packet_every_third_cycle() {
     // the release stages and the output.
     let bound = 2 * 47 + 10 * 201 + 9 + 2 + 3 * 200 + 2 * 4 + 6;
     assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
+}
+
+#[test]
+fn a_later_packet_waits_behind_one_still_to_cascade_in_both_models() {
+    // golden/src/pacer.rs `a_later_packet_never_goes_ahead_of_one_waiting_to_cascade`
+    // (SPEC.md §7.4) on the RTL: the 65-byte packet's slot is within 256
+    // slots of the pointer but in the next level-1 slot, where the 64-byte
+    // one waits to cascade; the 65-byte one must leave after it.
+    let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
+    let params = ["line_rate_mbps=100000", "pacer_burst_bytes=64"].map(|p| p.parse().unwrap()).to_vec();
+    let setup = CnSetup::for_capture(&capture, &CnOverrides { params, ..Default::default() }).unwrap();
+    let rate = PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None };
+    let send = |time, len| PacerCommand { time, qp: 7, rate_kbps: None, send_len: Some(len) };
+    let mut commands = vec![(1, rate)];
+    commands.extend([(0, 25_030), (0, 64), (6400, 65), (6400, 66)].iter().map(|&(t, len)| (2, send(t, len))));
+    assert_eq!(release_order_break(&setup, &commands), None);
+    let stimulus = PacerStimulus { commands, frames_read: 2, ..Default::default() };
+    let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
+    let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
+    assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
+    assert_eq!(run.cn.unwrap().releases, 4);
 }
 
 #[test]

@@ -199,12 +199,20 @@ impl Pacer {
     }
 
     /// A packet into the wheel: the lowest level whose horizon holds it,
-    /// or the top level's last slot.
+    /// or the top level's last slot (parked). No packet may go ahead of a
+    /// QP's earlier one still to come down from a higher level or back
+    /// from parking (SPEC.md §7.4). So below the top, a level's horizon
+    /// ends with the pointer's slot of the level above; the top's ends
+    /// with the pointer's half of the level (the next half's end when the
+    /// pointer is on the last slot of one): it stays put until its last
+    /// slot, where packets are parked, is served.
     fn insert(&mut self, desc: Desc) {
         let slot = self.slot_of(desc.eligible);
         let last = self.geometry.slot_count as u64 - 1;
         for level in 0..LEVELS {
-            let (at, horizon) = (self.at_level(slot, level), self.at_level(self.pointer, level) + last);
+            let pointer = self.at_level(self.pointer, level);
+            let horizon = if level == LEVELS - 1 { (pointer + 1) | (last / 2) } else { pointer | last };
+            let at = self.at_level(slot, level);
             if at <= horizon || level == LEVELS - 1 {
                 self.push(level, self.index(at.min(horizon)), desc);
                 return;
@@ -379,6 +387,26 @@ mod tests {
         p.flush(&mut out);
         assert_eq!(out[3].time - out[2].time, 800_000);
         assert_eq!(out[4].time - out[3].time, 80_000_000);
+    }
+
+    #[test]
+    fn a_later_packet_never_goes_ahead_of_one_waiting_to_cascade() {
+        // 10 Gb/s (0.8 ns a byte), a 64-byte burst allowance (51.2 ns).
+        // The first packet puts the QP 20024 ns ahead; the second (64
+        // bytes, eligible 19972.8 ns: level-0 slot 312) goes into level 1
+        // (beyond level 0's horizon from slot 0). At 6400 ns (slot 100) the
+        // third (65 bytes, eligible 20024 ns: slot 312 too) is within 256
+        // slots of the pointer, but in the next level-1 slot: it must wait
+        // there behind the second, not in level 0 ahead of it.
+        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 64));
+        let mut out = Vec::new();
+        p.command(&PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+        for (time, len) in [(0, 25_030), (0, 64), (6400, 65), (6400, 66)] {
+            p.command(&send(time, 7, len), &mut out);
+        }
+        p.flush(&mut out);
+        let lens: Vec<u32> = out.iter().map(|r| r.len).collect();
+        assert_eq!(lens, [25_030, 64, 65, 66]);
     }
 
     #[test]

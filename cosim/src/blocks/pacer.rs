@@ -3,6 +3,7 @@
 //! commands, which the golden pacer and the Verilated `roce_pacer` both
 //! take; their releases are compared in order.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::time::Instant;
 
@@ -64,6 +65,52 @@ pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_
     pacer.flush(&mut releases);
     out.extend(releases.drain(..).map(|r| (last_frame, r)));
     out
+}
+
+/// SPEC.md §7.3: a QP's packets leave in the order they were handed over.
+/// The golden pacer over `commands`: the first release that breaks it (or
+/// a packet that never leaves), by command number (1-based).
+pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Option<String> {
+    let geometry = PacerGeometry::default();
+    let mut pacer = Pacer::new(geometry, &setup.regs);
+    // Per QP, its packets in the wheel: (command number, length).
+    let mut waiting: HashMap<u32, VecDeque<(usize, u32)>> = HashMap::new();
+    let mut out = Vec::new();
+    let leave = |out: &mut Vec<Release>, waiting: &mut HashMap<u32, VecDeque<(usize, u32)>>| {
+        for r in out.drain(..).filter(|r| !r.dropped) {
+            let queue = waiting.entry(r.qp).or_default();
+            match queue.iter().position(|&(_, len)| len == r.len) {
+                Some(0) => drop(queue.pop_front()),
+                found => {
+                    let first = queue.front().map_or("none".into(), |(n, len)| format!("command {n} ({len} bytes)"));
+                    let this = found.map_or("no packet handed over".into(), |i| format!("command {}", queue[i].0));
+                    return Some(format!(
+                        "QP {}: a {}-byte packet ({this}) left at tick {} ahead of the QP's first waiting packet, {first}",
+                        r.qp, r.len, r.time
+                    ));
+                }
+            }
+        }
+        None
+    };
+    for (number, (_, cmd)) in commands.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        pacer.command(cmd, &mut out);
+        // The command's own drop, if any, comes after the releases before it.
+        let dropped = out.last().is_some_and(|r| r.dropped);
+        if let Some(broken) = leave(&mut out, &mut waiting) {
+            return Some(broken);
+        }
+        if let Some(len) = cmd.send_len.filter(|_| !dropped && (cmd.qp as usize) < geometry.qp_count) {
+            waiting.entry(cmd.qp).or_default().push_back((number, len));
+        }
+    }
+    pacer.flush(&mut out);
+    if let Some(broken) = leave(&mut out, &mut waiting) {
+        return Some(broken);
+    }
+    waiting.iter().find_map(|(qp, queue)| {
+        queue.front().map(|(n, len)| format!("QP {qp}: the {len}-byte packet of command {n} never left"))
+    })
 }
 
 pub fn release_transaction(time: &TimeBase, frame: u64, release: &Release) -> Transaction {
