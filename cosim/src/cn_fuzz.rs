@@ -150,6 +150,11 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
     outcome
 }
 
+/// The command that runs scenario `scenario` of `seed` alone.
+pub fn fuzz_repro(block: &str, seed: u64, scenario: u64) -> String {
+    format!("metaroce fuzz --block {block} --seed {seed:#x} --first {scenario} --scenarios 1")
+}
+
 /// The report of fuzz scenario `scenario` of `seed` of `block` unless it
 /// matched: the divergence and the parameters `cc`, or how the run `name`
 /// ended; then the command that repeats it.
@@ -161,7 +166,7 @@ pub fn scenario_failure(
     cc: &CcParams,
     ending: &Ending,
 ) -> Option<String> {
-    let repro = format!("metaroce fuzz --block {block} --seed {seed:#x} --first {scenario} --scenarios 1");
+    let repro = fuzz_repro(block, seed, scenario);
     match ending {
         Ending::Matched => None,
         Ending::Diverged(d) => Some(format!("{d}\n  parameters: {cc:?}\n  reproduce: {repro}")),

@@ -18,7 +18,7 @@ use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
 
 use crate::blocks::cn::run_golden;
 use crate::blocks::pacer::{cosim_pacer_stimulus, pacer_commands, release_order_break, PacerStimulus};
-use crate::cn_fuzz::{print_scenarios, random_scenario, scenario_failure, CnScenario};
+use crate::cn_fuzz::{fuzz_repro, print_scenarios, random_scenario, scenario_failure, CnScenario};
 use crate::dice::Dice;
 use crate::harness::CosimOptions;
 use crate::rtl::Model;
@@ -96,7 +96,7 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
         outcome.commands += stimulus.commands.len() as u64;
         let name = PathBuf::from(format!("pacer fuzz scenario {scenario} of seed {seed:#x}"));
         if let Some(broken) = release_order_break(&cn.setup, &stimulus.commands) {
-            let repro = format!("metaroce fuzz --block pacer --seed {seed:#x} --first {scenario} --scenarios 1");
+            let repro = fuzz_repro("pacer", seed, scenario);
             outcome.failure = Some(format!(
                 "{}: the golden pacer breaks a QP's order: {broken}\n  reproduce: {repro}",
                 name.display()

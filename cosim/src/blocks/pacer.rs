@@ -53,61 +53,70 @@ pub fn pacer_commands(golden: &GoldenCn) -> Vec<(u64, PacerCommand)> {
     golden.rates.iter().map(|(frame, change)| (*frame, PacerCommand::from_rate_change(change))).collect()
 }
 
+/// The golden pacer over `commands`, flushed at the end: each release with
+/// the index of the command it came out at (`commands.len()` for the
+/// flush). A command's own drop comes after the releases it served first.
+fn golden_releases(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Vec<(usize, Release)> {
+    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
+    let (mut out, mut releases) = (Vec::new(), Vec::new());
+    for (index, (_, cmd)) in commands.iter().enumerate() {
+        pacer.command(cmd, &mut releases);
+        out.extend(releases.drain(..).map(|r| (index, r)));
+    }
+    pacer.flush(&mut releases);
+    out.extend(releases.drain(..).map(|r| (commands.len(), r)));
+    out
+}
+
 /// The golden pacer over `commands`, flushed at the end (releases of the
 /// flush belong to `last_frame`).
 pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_frame: u64) -> Vec<(u64, Release)> {
-    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
-    let (mut out, mut releases) = (Vec::new(), Vec::new());
-    for (frame, cmd) in commands {
-        pacer.command(cmd, &mut releases);
-        out.extend(releases.drain(..).map(|r| (*frame, r)));
-    }
-    pacer.flush(&mut releases);
-    out.extend(releases.drain(..).map(|r| (last_frame, r)));
-    out
+    let frame_of = |index: usize| commands.get(index).map_or(last_frame, |(frame, _)| *frame);
+    golden_releases(setup, commands).into_iter().map(|(index, r)| (frame_of(index), r)).collect()
 }
 
 /// SPEC.md §7.3: a QP's packets leave in the order they were handed over.
 /// The golden pacer over `commands`: the first release that breaks it (or
 /// a packet that never leaves), by command number (1-based).
 pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Option<String> {
-    let geometry = PacerGeometry::default();
-    let mut pacer = Pacer::new(geometry, &setup.regs);
+    let qp_count = PacerGeometry::default().qp_count;
     // Per QP, its packets in the wheel: (command number, length).
     let mut waiting: HashMap<u32, VecDeque<(usize, u32)>> = HashMap::new();
-    let mut out = Vec::new();
-    let leave = |out: &mut Vec<Release>, waiting: &mut HashMap<u32, VecDeque<(usize, u32)>>| {
-        for r in out.drain(..).filter(|r| !r.dropped) {
-            let queue = waiting.entry(r.qp).or_default();
-            match queue.iter().position(|&(_, len)| len == r.len) {
-                Some(0) => drop(queue.pop_front()),
-                found => {
-                    let first = queue.front().map_or("none".into(), |(n, len)| format!("command {n} ({len} bytes)"));
-                    let this = found.map_or("no packet handed over".into(), |i| format!("command {}", queue[i].0));
-                    return Some(format!(
-                        "QP {}: a {}-byte packet ({this}) left at tick {} ahead of the QP's first waiting packet, {first}",
-                        r.qp, r.len, r.time
-                    ));
-                }
+    let mut dropped = vec![false; commands.len()];
+    // Commands `from..to` hand their packets over, those not dropped.
+    let hand_over = |from: usize, to: usize, dropped: &[bool], waiting: &mut HashMap<u32, VecDeque<(usize, u32)>>| {
+        for (index, (_, cmd)) in commands.iter().enumerate().take(to).skip(from) {
+            if let Some(len) = cmd.send_len.filter(|_| !dropped[index] && (cmd.qp as usize) < qp_count) {
+                waiting.entry(cmd.qp).or_default().push_back((index + 1, len));
             }
         }
-        None
     };
-    for (number, (_, cmd)) in commands.iter().enumerate().map(|(i, c)| (i + 1, c)) {
-        pacer.command(cmd, &mut out);
-        // The command's own drop, if any, comes after the releases before it.
-        let dropped = out.last().is_some_and(|r| r.dropped);
-        if let Some(broken) = leave(&mut out, &mut waiting) {
-            return Some(broken);
+    // Commands before `handed` have handed their packets over: a release at
+    // command `index` follows those before it, and comes before its own.
+    let mut handed = 0;
+    for (index, r) in golden_releases(setup, commands) {
+        if index > handed {
+            hand_over(handed, index, &dropped, &mut waiting);
+            handed = index;
         }
-        if let Some(len) = cmd.send_len.filter(|_| !dropped && (cmd.qp as usize) < geometry.qp_count) {
-            waiting.entry(cmd.qp).or_default().push_back((number, len));
+        if r.dropped {
+            dropped[index] = true;
+            continue;
+        }
+        let queue = waiting.entry(r.qp).or_default();
+        match queue.iter().position(|&(_, len)| len == r.len) {
+            Some(0) => drop(queue.pop_front()),
+            found => {
+                let first = queue.front().map_or("none".into(), |(n, len)| format!("command {n} ({len} bytes)"));
+                let this = found.map_or("no packet handed over".into(), |i| format!("command {}", queue[i].0));
+                return Some(format!(
+                    "QP {}: a {}-byte packet ({this}) left at tick {} ahead of the QP's first waiting packet, {first}",
+                    r.qp, r.len, r.time
+                ));
+            }
         }
     }
-    pacer.flush(&mut out);
-    if let Some(broken) = leave(&mut out, &mut waiting) {
-        return Some(broken);
-    }
+    hand_over(handed, commands.len(), &dropped, &mut waiting);
     waiting.iter().find_map(|(qp, queue)| {
         queue.front().map(|(n, len)| format!("QP {qp}: the {len}-byte packet of command {n} never left"))
     })
