@@ -18,6 +18,9 @@
  * Room: a packet or drop is given only with `room` high, and `reserve`
  * high in that cycle (the room is counted from then until the output is
  * taken, so the stages never stall and m_rel_ready reaches no further).
+ * A descriptor that is not live (its packet re-timed into another, SPEC.md
+ * §7.3) goes through the stages and leaves nothing: no release, link_free
+ * kept, its room given back.
  *
  * | port            | width | meaning                                    |
  * |-----------------|-------|--------------------------------------------|
@@ -27,6 +30,7 @@
  * | room            | 1     | one more may be reserved                   |
  * | in_valid, in_*  |       | the packet's descriptor, a cycle after its |
  * |                 |       | reservation (the descriptor RAM's output)  |
+ * | in_live         | 1     | ... it holds a packet (the live RAM's)     |
  * | drop_valid, drop_* |    | a drop, in the cycle of its reservation    |
  * | held_eligible   | 64    | stage 0's eligible: the descriptor RAM's   |
  * |                 |       | output of the cycle before (for cascades)  |
@@ -50,6 +54,7 @@ module pacer_release #(
     input  wire [QP_INDEX_WIDTH-1:0] in_qp,
     input  wire [16:0]               in_len,
     input  wire [63:0]               in_eligible,
+    input  wire                      in_live,
 
     input  wire                      drop_valid,
     input  wire [63:0]               drop_time,
@@ -87,11 +92,13 @@ reg                      s0_valid_reg = 1'b0;
 reg [QP_INDEX_WIDTH-1:0] s0_qp_reg;
 reg [16:0]               s0_len_reg;
 reg [63:0]               s0_eligible_reg;
+reg                      s0_live_reg;
 // Stage 1: len * line_byte_time in pieces of 18, 18 and 4 bits.
 reg                      s1_valid_reg = 1'b0;
 reg [QP_INDEX_WIDTH-1:0] s1_qp_reg;
 reg [16:0]               s1_len_reg;
 reg [63:0]               s1_eligible_reg;
+reg                      s1_live_reg;
 reg [34:0]               s1_wire0_reg, s1_wire1_reg;
 reg [20:0]               s1_wire2_reg;
 // Stage 2.
@@ -99,6 +106,7 @@ reg                      s2_valid_reg = 1'b0;
 reg [QP_INDEX_WIDTH-1:0] s2_qp_reg;
 reg [16:0]               s2_len_reg;
 reg [63:0]               s2_leave_reg;
+reg                      s2_live_reg;
 reg [56:0]               s2_wire_reg;
 
 // The pieces summed: carry-save, then one adder (the sum is below 2^57).
@@ -117,11 +125,13 @@ always @(posedge clk) begin
     s0_qp_reg <= in_qp;
     s0_len_reg <= in_len;
     s0_eligible_reg <= in_eligible;
+    s0_live_reg <= in_live;
 
     s1_valid_reg <= s0_valid_reg;
     s1_qp_reg <= s0_qp_reg;
     s1_len_reg <= s0_len_reg;
     s1_eligible_reg <= s0_eligible_reg;
+    s1_live_reg <= s0_live_reg;
     s1_wire0_reg <= s0_len_reg * line_byte_time[17:0];
     s1_wire1_reg <= s0_len_reg * line_byte_time[35:18];
     s1_wire2_reg <= s0_len_reg * line_byte_time[39:36];
@@ -130,10 +140,11 @@ always @(posedge clk) begin
     s2_qp_reg <= s1_qp_reg;
     s2_len_reg <= s1_len_reg;
     s2_leave_reg <= s1_eligible_reg > link_free_reg ? s1_eligible_reg : link_free_reg;
+    s2_live_reg <= s1_live_reg;
     s2_wire_reg <= wire_sum[56:0];
 
     // Stage 3.
-    if (s2_valid_reg) begin
+    if (s2_valid_reg && s2_live_reg) begin
         link_free_reg <= leave_after;
     end
 
@@ -154,8 +165,10 @@ reg                     out_valid_reg = 1'b0;
 reg [ENTRY_WIDTH-1:0]   out_reg;
 
 wire fifo_empty = fifo_wr_reg == fifo_rd_reg;
-wire push = s2_valid_reg || drop_valid;
-wire [ENTRY_WIDTH-1:0] push_entry = s2_valid_reg ? {tick, s2_qp_reg, s2_len_reg, 1'b0}
+wire released = s2_valid_reg && s2_live_reg;
+wire stale_done = s2_valid_reg && !s2_live_reg;
+wire push = released || drop_valid;
+wire [ENTRY_WIDTH-1:0] push_entry = released ? {tick, s2_qp_reg, s2_len_reg, 1'b0}
                                                  : {drop_time, drop_qp, drop_len, 1'b1};
 wire out_taken = out_valid_reg && m_rel_ready;
 
@@ -172,7 +185,8 @@ always @(posedge clk) begin
         out_valid_reg <= 1'b1;
         fifo_rd_reg <= fifo_rd_reg + 1'b1;
     end
-    room_reg <= room_reg - {{(OUT_INDEX_WIDTH+1){1'b0}}, reserve} + {{(OUT_INDEX_WIDTH+1){1'b0}}, out_taken};
+    room_reg <= room_reg - {{(OUT_INDEX_WIDTH+1){1'b0}}, reserve} + {{(OUT_INDEX_WIDTH+1){1'b0}}, out_taken}
+              + {{(OUT_INDEX_WIDTH+1){1'b0}}, stale_done};
     in_stages_reg <= in_stages_reg + {2'd0, reserve && !reserve_drop} - {2'd0, s2_valid_reg};
     if (rst) begin
         fifo_wr_reg <= 0;

@@ -10,7 +10,13 @@
  *
  * Carousel-style. A packet gets its eligible time when it is handed over:
  * GCRA on the QP's theoretical arrival time (TAT) with a burst allowance,
- * and a minimum gap to the QP's previous packet (pacer_gcra.v). It then
+ * and a minimum gap to the QP's previous packet (pacer_gcra.v). The TAT is
+ * kept as the base and length of the QP's last packet, priced at the QP's
+ * byte time when used, so a rate change re-prices it (ns-3 ChangeRate); a
+ * rate change also re-times the QP's newest packet if it still waits and
+ * the new time is earlier: the GCRA again from the debt before it, into a
+ * new descriptor, the old one left stale (not live) and skipped when
+ * served. It then
  * waits in a timing wheel of SLOT_COUNT slots of 2^SLOT_SHIFT ns, each a
  * FIFO (linked list of packet descriptors). Three levels: each level above
  * 0 has as many slots, each as wide as the whole level below (its
@@ -33,8 +39,8 @@
  * slot being served has its busy bit cleared, so the scan already looks
  * past it. Every RAM has a registered read, and every RAM output loads
  * one register first. Cycles (SPEC.md §7.5): a packet handed over 10, a
- * rate 47 (the division; a packet of the same command alongside), a time
- * advance 3; a release every 3 cycles while a slot's packets are due (a
+ * rate 56 (the division, a packet of the same command alongside, and the
+ * re-time's check; 57 when the packet moves), a time advance 3; a release every 3 cycles while a slot's packets are due (a
  * link RAM read and its register per step), 2 more at a change of slot,
  * and a slot that empties waits for the scan (fresh 8 cycles after the
  * decision that cleared its busy bit); a cascade step 8. Commands wait in a 2-entry
@@ -68,9 +74,11 @@
  * | next_busy_time      | 64    | ... the start tick of the first busy slot,    |
  * |                     |       | when a driver must next advance time          |
  *
- * QP RAM word: byte_time 40, tat 64, gap_ready 64 (packed and unpacked in
- * one place below). Descriptor RAM word: qp, len 17, eligible 64. Links,
- * slot heads and tails: RAMs of descriptor indices. All block RAM.
+ * QP RAMs: byte_time 40; the debt word (packed and unpacked in one place
+ * below): base 64, len 17, gap_ready 64 after the newest packet, the same
+ * before it, wait_ok 1 and the newest packet's descriptor. Descriptor RAM
+ * word: qp, len 17, eligible 64; a live bit per descriptor. Links, slot
+ * heads and tails: RAMs of descriptor indices. All block RAM.
  */
 module roce_pacer #(
     parameter QP_COUNT = 4096,
@@ -118,7 +126,9 @@ localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam SB = $clog2(SLOT_COUNT);
 localparam DIW = $clog2(DESC_COUNT);
 localparam FRAC_BITS = 20;
-localparam QP_WORD_WIDTH = 40 + 64 + 64;
+// The QP's byte time, and its debts (pacer_gcra.v) in a RAM of their own:
+// a rate writes the one, a packet or a re-time the other.
+localparam DEBT_WORD_WIDTH = 2 * (64 + 17 + 64) + 1 + $clog2(DESC_COUNT);
 localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64;
 localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
 // 8e6 ns per byte per kb/s, Q.20: the dividend of every byte time.
@@ -147,9 +157,15 @@ generate
     end
 endgenerate
 
-// The QP RAM word, packed here and unpacked below, nowhere else.
-function [QP_WORD_WIDTH-1:0] qp_word(input [39:0] byte_time, input [63:0] tat, input [63:0] gap_ready);
-    qp_word = {byte_time, tat, gap_ready};
+// The QP's debt word, packed here and unpacked below, nowhere else: the
+// debt after its newest packet, the debt before it (what a re-time starts
+// from), and that packet's descriptor (wait_ok: it has one).
+function [DEBT_WORD_WIDTH-1:0] debt_word(
+    input [63:0] base, input [16:0] len, input [63:0] gap_ready,
+    input [63:0] prev_base, input [16:0] prev_len, input [63:0] prev_gap_ready,
+    input wait_ok, input [DIW-1:0] wait_desc
+);
+    debt_word = {base, len, gap_ready, prev_base, prev_len, prev_gap_ready, wait_ok, wait_desc};
 endfunction
 
 localparam [4:0]
@@ -169,7 +185,9 @@ localparam [4:0]
     STATE_CASCADE_PLACE = 5'd13,
     STATE_CASCADE_INSERT = 5'd14,
     STATE_SETTLE = 5'd15,
-    STATE_POP_C = 5'd16;
+    STATE_POP_C = 5'd16,
+    STATE_RETIME_READ = 5'd17,
+    STATE_RETIME_TAKE = 5'd18;
 
 reg [4:0]  state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0;
@@ -279,8 +297,14 @@ reg           ins_busy_reg = 1'b0;
 reg           link_pend_reg = 1'b0, link_pend_next;
 reg [DIW-1:0] link_addr_reg = 0, link_data_reg = 0;
 
-// The GCRA's results, captured.
-reg [63:0] elig_reg, tat_after_reg, gap_after_reg;
+// The GCRA's eligible time, captured for the descriptor.
+reg [63:0] elig_reg;
+// The command's new rate re-times the QP's newest packet (SPEC.md §7.3):
+// the GCRA runs again from the debt before it. Its descriptor still holds
+// it (live, the QP's), and the new time is earlier.
+reg        retime_reg = 1'b0;
+reg        rt_live_reg = 1'b0, rt_ok_reg = 1'b0, rt_moves_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0] rt_desc_qp_reg;
 
 // The division.
 reg        div_run_reg = 1'b0, div_done_reg = 1'b0;
@@ -291,16 +315,26 @@ reg [5:0]  div_bit_reg;
 reg [39:0] div_byte_time_reg;
 reg        div_start;
 
-// RAM ports.
-reg                       qp_rd_en, qp_wr_en;
-reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr;
-reg [QP_WORD_WIDTH-1:0]   qp_wr_data;
-reg                       qp_wr_en_reg = 1'b0;
+// RAM ports. The QP RAMs' write ports are registered (their enables reach
+// many block RAMs): a word is written the cycle after it is decided.
+reg                       qp_rd_en, bt_wr_en, debt_wr_en;
+reg [QP_INDEX_WIDTH-1:0]  qp_rd_addr, qp_wr_addr;
+reg [39:0]                bt_wr_data;
+reg [DEBT_WORD_WIDTH-1:0] debt_wr_data;
+reg                       bt_wr_en_reg = 1'b0, debt_wr_en_reg = 1'b0;
 reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr_reg;
-reg [QP_WORD_WIDTH-1:0]   qp_wr_data_reg;
-wire [QP_WORD_WIDTH-1:0]  qp_rd_data;
+reg [39:0]                bt_wr_data_reg;
+reg [DEBT_WORD_WIDTH-1:0] debt_wr_data_reg;
+wire [39:0]               bt_rd_data;
+wire [DEBT_WORD_WIDTH-1:0] debt_rd_data;
 reg                       desc_rd_en, desc_wr_en;
+reg [DIW-1:0]             desc_rd_addr;
 wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
+// Whether a descriptor holds a packet still to leave: set at its insert,
+// cleared at its release or when its packet is re-timed into another.
+reg                       live_wr_en, live_wr_data;
+reg [DIW-1:0]             live_wr_addr;
+wire                      live_rd_data;
 reg                       next_rd_en, next_wr_en;
 reg [DIW-1:0]             next_rd_addr, next_wr_addr, next_wr_data;
 wire [DIW-1:0]            next_rd_data;
@@ -309,16 +343,17 @@ reg [SB+1:0]              slot_rd_addr, head_wr_addr, tail_wr_addr;
 reg [DIW-1:0]             head_wr_data;
 wire [DIW-1:0]            head_rd_data, tail_rd_data;
 
-// The QP word read at the take, on the RAM's output from then on (into
-// the GCRA alone) and, a cycle later, in the GCRA's stage 0 (for the
-// write-back): each RAM output loads one register, next to the RAM.
-wire [39:0] qp_byte_time;
-wire [63:0] qp_tat;
-wire [63:0] qp_gap_ready;
-assign {qp_byte_time, qp_tat, qp_gap_ready} = qp_rd_data;
-wire [39:0] word_byte_time;
-wire [63:0] word_tat;
-wire [63:0] word_gap_ready;
+// The QP's words read at the take (or a re-time's read), on the RAMs'
+// outputs from then on, and registered (their only load, next to the
+// RAMs): the GCRA's stage 0.
+reg [39:0]                bt_word_reg;
+reg [DEBT_WORD_WIDTH-1:0] debt_word_reg;
+wire [63:0]    word_base, word_gap_ready, word_prev_base, word_prev_gap_ready;
+wire [16:0]    word_len, word_prev_len;
+wire           word_wait_ok;
+wire [DIW-1:0] word_wait_desc;
+assign {word_base, word_len, word_gap_ready, word_prev_base, word_prev_len, word_prev_gap_ready, word_wait_ok,
+        word_wait_desc} = debt_word_reg;
 
 wire [63:0] hd_slot = hd_time >> SLOT_SHIFT;
 wire [63:0] wm_slot = watermark_reg >> SLOT_SHIFT;
@@ -364,7 +399,7 @@ wire [63:0] desc_eligible;
 assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
 
 // The GCRA and placement pipelines.
-wire [63:0] gcra_eligible, gcra_tat_after, gcra_gap_after;
+wire [63:0] gcra_eligible, gcra_base_after, gcra_gap_after;
 wire [SB+1:0] place_addr;
 wire          place_addr_busy;
 wire [63:0] place_start;
@@ -406,12 +441,26 @@ always @* begin
 
     // Reads whose output nobody waits for are harmless: the enables
     // follow the state alone.
-    qp_rd_en = state_reg == STATE_IDLE;
-    qp_wr_en = 1'b0;
+    qp_rd_en = state_reg == STATE_IDLE || state_reg == STATE_RETIME_READ;
+    qp_rd_addr = state_reg == STATE_RETIME_READ ? cmd_qp_reg : hd_qp;
+    bt_wr_en = 1'b0;
+    debt_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
-    qp_wr_data = qp_word(word_byte_time, word_tat, word_gap_ready);
-    desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A;
+    bt_wr_data = div_byte_time_reg;
+    // A packet's debt (the re-time's the same but for the newest packet's
+    // length and its prior debt, which stay).
+    debt_wr_data = retime_reg
+        ? debt_word(gcra_base_after, word_len, gcra_gap_after, word_prev_base, word_prev_len, word_prev_gap_ready,
+                    1'b1, free_head_reg)
+        : debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, word_base, word_len, word_gap_ready,
+                    1'b1, free_head_reg);
+    desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A
+        || (state_reg == STATE_GCRA && retime_reg && step_reg == 3'd0);
+    desc_rd_addr = state_reg == STATE_GCRA ? word_wait_desc : srv_head_reg;
     desc_wr_en = 1'b0;
+    live_wr_en = 1'b0;
+    live_wr_addr = free_head_reg;
+    live_wr_data = 1'b1;
     next_rd_en = prefetch;
     next_rd_addr = free_head_reg;
     next_wr_en = link_pend_reg;
@@ -429,13 +478,18 @@ always @* begin
         STATE_INIT: begin
             // Every QP at the start rate; every descriptor on the free list.
             if (init_qp_reg) begin
-                qp_wr_en = 1'b1;
+                bt_wr_en = 1'b1;
+                debt_wr_en = 1'b1;
                 qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
-                qp_wr_data = qp_word(cfg_start_byte_time, 64'd0, 64'd0);
+                bt_wr_data = cfg_start_byte_time;
+                debt_wr_data = {DEBT_WORD_WIDTH{1'b0}};
             end
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             if (init_desc_reg) begin
+                live_wr_en = 1'b1;
+                live_wr_addr = init_addr_reg[DIW-1:0];
+                live_wr_data = 1'b0;
                 next_wr_en = 1'b1;
                 next_wr_addr = init_addr_reg[DIW-1:0];
                 next_wr_data = init_addr_reg[DIW-1:0] + 1'b1;
@@ -480,16 +534,27 @@ always @* begin
             end
         end
         STATE_GCRA: begin
-            // Step 4: eligible and TAT' (into the placement); 6: the slot
-            // (its old tail read); the slot's start next.
+            // Step 4: eligible and base' (into the placement); 5: gap_ready';
+            // 6: the slot (its old tail read); the slot's start next. A
+            // re-time reads the newest packet's descriptor at step 0 (its
+            // QP and live bit registered at 1, judged at 2) and moves it
+            // at 6 if it waits, its time is earlier and a descriptor is free.
             if (step_reg == 3'd6) begin
-                slot_rd_en = 1'b1;
-                slot_rd_addr = place_addr;
-                // The QP's new TAT and gap_ready (with a new rate: once
-                // divided).
-                qp_wr_en = !cmd_rate_valid_reg;
-                qp_wr_data = qp_word(word_byte_time, gcra_tat_after, gcra_gap_after);
-                state_next = STATE_INSERT;
+                if (!retime_reg || (rt_ok_reg && rt_moves_reg && !pool_full)) begin
+                    slot_rd_en = 1'b1;
+                    slot_rd_addr = place_addr;
+                    // The QP's new debt, the packet's descriptor.
+                    debt_wr_en = 1'b1;
+                    state_next = STATE_INSERT;
+                    if (retime_reg) begin
+                        // The old descriptor goes stale.
+                        live_wr_en = 1'b1;
+                        live_wr_addr = word_wait_desc;
+                        live_wr_data = 1'b0;
+                    end
+                end else begin
+                    state_next = STATE_IDLE;
+                end
             end
         end
         STATE_INSERT: begin
@@ -501,6 +566,7 @@ always @* begin
             free_next_ok_next = 1'b0;
             free_set = 1'b1;
             held_next = held_reg + 1'b1;
+            live_wr_en = 1'b1;
             head_wr_en = !ins_busy_reg;
             tail_wr_en = 1'b1;
             link_pend_next = ins_busy_reg;
@@ -514,17 +580,23 @@ always @* begin
                 nxt_start_next = place_start;
                 nxt_addr_next = ins_addr_reg;
             end
-            state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
+            state_next = cmd_rate_valid_reg && !retime_reg ? STATE_RATE : STATE_IDLE;
         end
         STATE_RATE: begin
-            // The new byte time, with the packet's TAT and gap_ready if
-            // one was handed over.
+            // The new byte time; then the re-time, once it is written.
             if (div_done_reg) begin
-                qp_wr_en = 1'b1;
-                qp_wr_data = qp_word(div_byte_time_reg, cmd_send_reg && !cmd_full_reg ? tat_after_reg : word_tat,
-                                     cmd_send_reg && !cmd_full_reg ? gap_after_reg : word_gap_ready);
+                bt_wr_en = 1'b1;
                 state_next = STATE_SETTLE;
             end
+        end
+        STATE_RETIME_READ: begin
+            // The QP's words are read again (with the new byte time).
+            state_next = STATE_RETIME_TAKE;
+        end
+        STATE_RETIME_TAKE: begin
+            // On the RAMs' outputs: into the GCRA, from the prior debt.
+            step_next = 3'd0;
+            state_next = STATE_GCRA;
         end
         STATE_DROP: begin
             // After every release decided before it, and the new rate.
@@ -553,7 +625,10 @@ always @* begin
         end
         STATE_POP_B: begin
             // Its link is on the RAM's output (into link_q_reg, next to the
-            // RAM); it goes onto the free list.
+            // RAM); it goes onto the free list, no longer live.
+            live_wr_en = 1'b1;
+            live_wr_addr = srv_head_reg;
+            live_wr_data = 1'b0;
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             next_wr_en = 1'b1;
@@ -633,8 +708,8 @@ always @* begin
         end
         STATE_SETTLE: begin
             // A time advance's raise of the pointer, or a rate's write of
-            // the QP word, lands.
-            state_next = STATE_IDLE;
+            // the byte time, lands; after a rate, the re-time.
+            state_next = cmd_rate_valid_reg ? STATE_RETIME_READ : STATE_IDLE;
         end
         default: state_next = STATE_IDLE;
     endcase
@@ -698,13 +773,15 @@ always @(posedge clk) begin
             init_desc_reg <= 1'b0;
         end
     end
-    // The QP RAM's write port is registered (its enable reaches 40 block
-    // RAMs): a word is written the cycle after it is decided, before the
-    // next take reads it.
-    qp_wr_en_reg <= qp_wr_en;
+    bt_wr_en_reg <= bt_wr_en;
+    debt_wr_en_reg <= debt_wr_en;
     qp_wr_addr_reg <= qp_wr_addr;
-    qp_wr_data_reg <= qp_wr_data;
+    bt_wr_data_reg <= bt_wr_data;
+    debt_wr_data_reg <= debt_wr_data;
+    bt_word_reg <= bt_rd_data;
+    debt_word_reg <= debt_rd_data;
     if (hd_pop) begin
+        retime_reg <= 1'b0;
         cmd_qp_reg <= hd_qp;
         cmd_rate_valid_reg <= hd_touches && hd_rate_valid;
         cmd_send_reg <= hd_touches && hd_send;
@@ -719,13 +796,24 @@ always @(posedge clk) begin
     if (state_reg == STATE_HEAD) begin
         srv_tail_reg <= tail_rd_data;
     end
-    // The GCRA's outputs hold from step 4 (eligible, TAT') and 5
-    // (gap_ready') until the next command is taken.
+    // The GCRA's outputs hold from step 4 (eligible, base') and 5
+    // (gap_ready') until its inputs change.
     if (state_reg == STATE_GCRA && step_reg == 3'd6) begin
         elig_reg <= gcra_eligible;
-        tat_after_reg <= gcra_tat_after;
-        gap_after_reg <= gcra_gap_after;
     end
+    // The re-time: the packet keeps its length; its descriptor (RAM
+    // outputs registered first) still holds it; its time moves.
+    if (state_reg == STATE_RETIME_TAKE) begin
+        retime_reg <= 1'b1;
+    end
+    if (state_reg == STATE_GCRA && retime_reg && step_reg == 3'd0) begin
+        cmd_len_reg <= word_len;
+    end
+    rt_live_reg <= live_rd_data;
+    rt_desc_qp_reg <= desc_qp;
+    rt_ok_reg <= word_wait_ok && rt_live_reg && rt_desc_qp_reg == cmd_qp_reg;
+    // Earlier only: a cut never delays a packet already handed over.
+    rt_moves_reg <= gcra_gap_after < word_gap_ready;
     if (state_reg == STATE_CASCADE_B) begin
         cas_desc_reg <= srv_head_reg;
     end
@@ -744,7 +832,9 @@ always @(posedge clk) begin
         init_addr_reg <= 32'd0;
         init_qp_reg <= 1'b1;
         init_desc_reg <= 1'b1;
-        qp_wr_en_reg <= 1'b0;
+        bt_wr_en_reg <= 1'b0;
+        debt_wr_en_reg <= 1'b0;
+        retime_reg <= 1'b0;
         watermark_reg <= 64'd0;
         pointer_reg <= 64'd0;
         raise_reg <= 1'b0;
@@ -801,19 +891,20 @@ end
 
 pacer_gcra gcra_inst (
     .clk(clk),
-    .tat(qp_tat),
-    .gap_ready(qp_gap_ready),
-    .byte_time(qp_byte_time),
+    .base(word_base),
+    .len(word_len),
+    .gap_ready(word_gap_ready),
+    .prev_base(word_prev_base),
+    .prev_len(word_prev_len),
+    .prev_gap_ready(word_prev_gap_ready),
+    .use_prev(retime_reg),
+    .byte_time(bt_word_reg),
     .now(now_reg << FRAC_BITS),
-    .len(cmd_len_reg),
     .burst_bytes(cfg_burst_bytes),
     .min_gap(cfg_min_gap),
     .eligible(gcra_eligible),
-    .tat_after(gcra_tat_after),
-    .gap_ready_after(gcra_gap_after),
-    .word_tat(word_tat),
-    .word_gap_ready(word_gap_ready),
-    .word_byte_time(word_byte_time)
+    .base_after(gcra_base_after),
+    .gap_ready_after(gcra_gap_after)
 );
 
 pacer_place #(
@@ -854,6 +945,7 @@ pacer_release #(
     .in_qp(desc_qp),
     .in_len(desc_len),
     .in_eligible(desc_eligible),
+    .in_live(live_rd_data),
     .drop_valid(drop_valid),
     .drop_time(now_reg),
     .drop_qp(cmd_qp_reg),
@@ -869,15 +961,23 @@ pacer_release #(
     .m_rel_drop(m_rel_drop)
 );
 
-// RAMs: QP words, descriptors and links (in 4-bit columns),
-// slot heads and tails.
-qp_state_ram #(.WIDTH(QP_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) qp_ram_inst (
-    .clk(clk), .rd_en(qp_rd_en), .rd_addr(hd_qp), .rd_data(qp_rd_data),
-    .wr_en(qp_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(qp_wr_data_reg)
+// RAMs: QP byte times and debts, descriptors and links (in 4-bit
+// columns), live bits, slot heads and tails.
+qp_state_ram #(.WIDTH(40), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) bt_ram_inst (
+    .clk(clk), .rd_en(qp_rd_en), .rd_addr(qp_rd_addr), .rd_data(bt_rd_data),
+    .wr_en(bt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(bt_wr_data_reg)
+);
+qp_state_ram #(.WIDTH(DEBT_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) debt_ram_inst (
+    .clk(clk), .rd_en(qp_rd_en), .rd_addr(qp_rd_addr), .rd_data(debt_rd_data),
+    .wr_en(debt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(debt_wr_data_reg)
 );
 qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) desc_ram_inst (
-    .clk(clk), .rd_en(desc_rd_en), .rd_addr(srv_head_reg), .rd_data(desc_rd_data),
+    .clk(clk), .rd_en(desc_rd_en), .rd_addr(desc_rd_addr), .rd_data(desc_rd_data),
     .wr_en(desc_wr_en), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
+);
+qp_state_ram #(.WIDTH(1), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) live_ram_inst (
+    .clk(clk), .rd_en(desc_rd_en), .rd_addr(desc_rd_addr), .rd_data(live_rd_data),
+    .wr_en(live_wr_en), .wr_addr(live_wr_addr), .wr_data(live_wr_data)
 );
 qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) next_ram_inst (
     .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(next_rd_data),

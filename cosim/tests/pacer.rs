@@ -8,7 +8,9 @@ mod common;
 use std::collections::HashMap;
 use std::process::Command;
 
-use metaroce_cosim::blocks::pacer::{cosim_pacer_capture, cosim_pacer_stimulus, release_order_break, PacerStimulus};
+use metaroce_cosim::blocks::pacer::{
+    cosim_pacer_capture, cosim_pacer_stimulus, release_order_break, run_golden_pacer, PacerStimulus,
+};
 use metaroce_cosim::blocks::top::cosim_top_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
 use metaroce_cosim::harness::{CosimOptions, Ending};
@@ -88,6 +90,8 @@ fn random_command_streams_match_between_golden_model_and_rtl() {
         panic!("{failure}");
     }
     assert!(outcome.releases > 100_000, "too little compared: {} releases", outcome.releases);
+    // Rate changes move waiting packets (SPEC.md §7.3) in both models.
+    assert!(outcome.retimed > 100, "too few re-times: {}", outcome.retimed);
 }
 
 fn metaroce(args: &[&str]) -> std::process::Output {
@@ -139,26 +143,27 @@ fn out_pcap_writes_the_sent_frames_at_their_release_times() {
 
 #[test]
 fn a_backlog_leaves_one_packet_every_third_cycle() {
-    // A 1500-byte packet at 1 Gb/s puts the QP 12 µs ahead (within level
-    // 0's 16 µs: no cascade); then 200
-    // packets of 64 bytes at 400 Gb/s (1.28 ns apart, 50 to a 64-ns slot)
-    // queue behind it and leave at the flush.
+    // At 400 Gb/s a 9000-byte packet puts the QP 180 ns ahead; then 200
+    // packets of 64 bytes (1.28 ns apart, 50 to a 64-ns slot) queue behind
+    // it and leave at the flush. (A slower rate for the big packet would
+    // not do: the rise to 400 Gb/s would re-price it, SPEC.md §7.3.)
     let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
     let rate = |kbps| PacerCommand { time: 0, qp: 5, rate_kbps: Some(kbps), send_len: None };
     let send = |len| PacerCommand { time: 0, qp: 5, rate_kbps: None, send_len: Some(len) };
-    let mut commands = vec![(1, rate(1_000_000)), (2, send(1500)), (3, rate(400_000_000))];
-    commands.extend((0..200).map(|i| (4 + i, send(64))));
-    let stimulus = PacerStimulus { commands, frames_read: 203, ..Default::default() };
+    let mut commands = vec![(1, rate(400_000_000)), (2, send(9000))];
+    commands.extend((0..200).map(|i| (3 + i, send(64))));
+    let stimulus = PacerStimulus { commands, frames_read: 202, ..Default::default() };
     let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
-    // SPEC.md §7.5: two rate changes (47 each), 201 packets in (10 each),
+    // SPEC.md §7.5: a rate change (56: no packet waits to move), 201
+    // packets in (10 each),
     // the big one out before the next command (9: decision, head, release,
     // and the scan naming the next slot), then 200 releases at 3 each
     // across 5 slots (the first 2 cycles after its decision, 2 more at
     // each of the 4 changes of slot), and the last one's 6 cycles through
     // the release stages and the output.
-    let bound = 2 * 47 + 10 * 201 + 9 + 2 + 3 * 200 + 2 * 4 + 6;
+    let bound = 56 + 10 * 201 + 9 + 2 + 3 * 200 + 2 * 4 + 6;
     assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
 }
 
@@ -181,6 +186,48 @@ fn a_later_packet_waits_behind_one_still_to_cascade_in_both_models() {
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
     assert_eq!(run.cn.unwrap().releases, 4);
+}
+
+#[test]
+fn a_rate_rise_re_times_the_waiting_packet_in_both_models() {
+    // golden/src/pacer.rs `a_rate_rise_re_times_the_waiting_packet` and its
+    // neighbours (SPEC.md §7.3) on the RTL, each case on its own QP at 10
+    // Mb/s: a 4096-byte packet leaves at once, the next waits 3.2768 ms
+    // for its debt. QP 5's rate rises (its packet moves to 100 µs), QP 6's
+    // falls (its packet stays), QP 7 has two packets waiting (only the
+    // newest moves, behind the other), QP 8's packet and new rate come in
+    // one command (it is paced at the new rate at once).
+    let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
+    let params = ["line_rate_mbps=100000", "pacer_burst_bytes=0"].map(|p| p.parse().unwrap()).to_vec();
+    let setup = CnSetup::for_capture(&capture, &CnOverrides { params, ..Default::default() }).unwrap();
+    let rate = |time, qp, kbps| PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None };
+    let send = |time, qp, len| PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) };
+    let mut commands = Vec::new();
+    for qp in 5..9 {
+        commands.extend([rate(0, qp, 10_000), send(0, qp, 4096)]);
+    }
+    commands.extend([send(1, 5, 1000), send(1, 6, 1000), send(1, 7, 1000), send(1, 7, 500)]);
+    commands.extend([rate(100_000, 5, 100_000_000), rate(100_000, 6, 1000), rate(100_000, 7, 100_000_000)]);
+    commands.push(PacerCommand { time: 100_000, qp: 8, rate_kbps: Some(100_000_000), send_len: Some(1000) });
+    let commands: Vec<(u64, PacerCommand)> = commands.into_iter().map(|c| (1, c)).collect();
+    assert_eq!(release_order_break(&setup, &commands), None);
+    let golden = run_golden_pacer(&setup, &commands, 1);
+    let at = |qp, len| golden.iter().find(|(_, r)| r.qp == qp && r.len == len).map(|(_, r)| r.time);
+    assert_eq!(at(5, 1000), Some(100_000));
+    assert_eq!(at(6, 1000), Some(3_276_800));
+    // QP 7's 1000 bytes are due with QP 6's, behind them on the link
+    // (80.0009 ns), and its 500 bytes 80.0009 ns after its 1000 bytes.
+    assert_eq!((at(7, 1000), at(7, 500)), (Some(3_276_881), Some(3_276_961)));
+    // Due in the same slot as QP 5's, behind it on the link (80.0009 ns).
+    assert_eq!(at(8, 1000), Some(100_081));
+    assert_eq!(golden.len(), 9);
+    for handshake in [Handshake::full_speed(1), Handshake { seed: 7, idle_pct: 30, stall_pct: 40 }] {
+        let stimulus = PacerStimulus { commands: commands.clone(), frames_read: 1, ..Default::default() };
+        let options = CosimOptions::new(Model::plain(64), handshake);
+        let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
+        assert!(matches!(run.ending, Ending::Matched), "{handshake:?}: {:?}", run.ending);
+        assert_eq!(run.cn.unwrap().releases, 9);
+    }
 }
 
 #[test]

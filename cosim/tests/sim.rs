@@ -229,28 +229,21 @@ fn bad_flags_are_refused_by_name() {
 /// Issue 16's bar on the golden loop: a 16:1 incast at 100G under the ns3
 /// preset leaves no QP stranded (once the egress queue first falls below
 /// Kmin, every QP reaches its fair share within 1 ms) and completes within
-/// 1.5x the line-rate bound.
+/// 1.5x the line-rate bound, in both modes.
 #[test]
 fn the_ns3_incast_strands_no_qp_and_completes_near_the_bound() {
-    let dir = common::scratch("sim-ns3-incast");
-    let out = metaroce(&[
-        "sim",
-        "incast",
-        "--cc",
-        "dcqcn",
-        "--cc-preset",
-        "ns3",
-        "--no-captures",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let summary: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.join("dcqcn/summary.json")).unwrap()).unwrap();
-    assert_eq!((summary["flows"].as_u64(), summary["link_gbps"].as_u64()), (Some(16), Some(100)), "{summary}");
-    assert_eq!((summary["preset"].as_str(), summary["mark"].as_str()), (Some("ns3"), Some("dequeue")), "{summary}");
-    let fair = summary["fair_share_after_us"].as_f64();
-    assert!(fair.is_some_and(|us| us <= 1000.0), "fair share after Kmin: {fair:?} µs\n{summary}");
-    let (done, bound) = (summary["completion_us"].as_f64(), summary["ideal_completion_us"].as_f64().unwrap());
-    assert!(done.is_some_and(|us| us <= 1.5 * bound), "completion {done:?} µs, bound {bound} µs\n{summary}");
+    for cc in ["dcqcn", "metaroce"] {
+        let dir = common::scratch(&format!("sim-ns3-incast-{cc}"));
+        let args = ["sim", "incast", "--cc", cc, "--cc-preset", "ns3", "--no-captures", "--out", dir.to_str().unwrap()];
+        let out = metaroce(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join(cc).join("summary.json")).unwrap()).unwrap();
+        assert_eq!((summary["flows"].as_u64(), summary["link_gbps"].as_u64()), (Some(16), Some(100)), "{summary}");
+        assert_eq!((summary["preset"].as_str(), summary["mark"].as_str()), (Some("ns3"), Some("dequeue")), "{summary}");
+        let fair = summary["fair_share_after_us"].as_f64();
+        assert!(fair.is_some_and(|us| us <= 1000.0), "{cc}: fair share after Kmin: {fair:?} µs\n{summary}");
+        let (done, bound) = (summary["completion_us"].as_f64(), summary["ideal_completion_us"].as_f64().unwrap());
+        assert!(done.is_some_and(|us| us <= 1.5 * bound), "{cc}: completion {done:?} µs, bound {bound} µs\n{summary}");
+    }
 }

@@ -17,7 +17,8 @@ const FLOOR_MHZ: f64 = 156.25;
 /// congestion-notification block 65.25 MHz after its reaction point's first
 /// re-pipelining (23.15 MHz before; its critical path now ends in the
 /// catch-up loop's alpha decay, a multiply and a subtraction in one cycle), the
-/// re-pipelined pacer about 120 MHz (docs/timing.md).
+/// re-pipelined pacer about 120 MHz, 107 MHz since its re-timing of waiting
+/// packets (docs/timing.md).
 /// Remove a block from here when it reaches [`FLOOR_MHZ`].
 const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 60.0), ("roce_pacer", 100.0)];
 

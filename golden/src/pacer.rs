@@ -3,7 +3,8 @@
 //!
 //! Carousel-style: a packet gets its eligible time when it is handed over
 //! (GCRA on the QP's theoretical arrival time, with a burst allowance and a
-//! minimum gap) and waits in a hierarchical timing wheel of [`LEVELS`]
+//! minimum gap; a rate change re-times the QP's newest packet if it still
+//! waits) and waits in a hierarchical timing wheel of [`LEVELS`]
 //! levels. Level 0 has `slot_count` slots of `2^slot_shift` ns, each a
 //! FIFO; each level above has as many slots, each as wide as the whole
 //! level below (its horizon). A packet goes into the lowest level whose
@@ -18,7 +19,7 @@
 //! Times are ns in Q44.20 (`u64`), rates kb/s, byte times ns per byte in
 //! Q20.20, rounded up so that no QP is ever paced faster than its rate.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use crate::cc_params::CcRegisters;
 use crate::reaction::{RateChange, RateTrigger};
@@ -82,14 +83,29 @@ pub struct Release {
     pub dropped: bool,
 }
 
+/// A QP's debt after one of its packets: its theoretical arrival time
+/// (TAT) is `base + len · byte_time`, priced at the QP's byte time when it
+/// is used, so a rate change re-prices the last packet (ns-3
+/// `RdmaHw::ChangeRate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Debt {
+    base: u64,
+    len: u32,
+    /// The next packet may not be eligible before this (minimum gap).
+    gap_ready: u64,
+}
+
 /// Per-QP pacing state (the RTL's QP RAM word).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct QpPace {
     byte_time: u64,
-    /// Theoretical arrival time of the next packet.
-    tat: u64,
-    /// The next packet may not be eligible before this (minimum gap).
-    gap_ready: u64,
+    /// After the QP's newest packet.
+    last: Debt,
+    /// Before it: what a rate change re-times that packet from.
+    prev: Debt,
+    /// The newest packet's descriptor (`Desc::seq`); it still waits while
+    /// that is live.
+    newest: Option<u64>,
 }
 
 /// A packet in the wheel.
@@ -98,6 +114,9 @@ struct Desc {
     qp: u32,
     len: u32,
     eligible: u64,
+    /// Which descriptor: one taken over by a re-timed copy is stale and
+    /// leaves the wheel silently when served (the RTL's live bit).
+    seq: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -109,6 +128,11 @@ pub struct Pacer {
     slots: [Vec<VecDeque<Desc>>; LEVELS],
     busy: [Vec<u64>; LEVELS],
     held: usize,
+    /// The descriptors in the wheel not yet released or re-timed.
+    live: HashSet<u64>,
+    next_seq: u64,
+    /// Packets moved by a re-time, for coverage reports.
+    pub retimed: u64,
     /// The slot being served (absolute slot number).
     pointer: u64,
     /// Highest command tick seen.
@@ -119,7 +143,7 @@ pub struct Pacer {
 
 impl Pacer {
     pub fn new(geometry: PacerGeometry, regs: &CcRegisters) -> Self {
-        let qp = QpPace { byte_time: regs.start_byte_time, tat: 0, gap_ready: 0 };
+        let qp = QpPace { byte_time: regs.start_byte_time, last: Debt::default(), prev: Debt::default(), newest: None };
         Pacer {
             geometry,
             regs: *regs,
@@ -127,6 +151,9 @@ impl Pacer {
             slots: std::array::from_fn(|_| vec![VecDeque::new(); geometry.slot_count]),
             busy: std::array::from_fn(|_| vec![0; geometry.slot_count.div_ceil(64)]),
             held: 0,
+            live: HashSet::new(),
+            next_seq: 0,
+            retimed: 0,
             pointer: 0,
             watermark: 0,
             link_free: 0,
@@ -233,9 +260,13 @@ impl Pacer {
                 self.insert(desc);
                 continue;
             }
+            self.held -= 1;
+            if !self.live.remove(&desc.seq) {
+                // Stale: its packet was re-timed into another descriptor.
+                continue;
+            }
             let leave = desc.eligible.max(self.link_free);
             self.link_free = leave.wrapping_add(u64::from(desc.len) * self.regs.line_byte_time);
-            self.held -= 1;
             out.push(Release { time: ceil_ns(leave), qp: desc.qp, len: desc.len, dropped: false });
         }
     }
@@ -256,6 +287,31 @@ impl Pacer {
         self.next_event().map(|(_, _, start)| start << self.geometry.slot_shift)
     }
 
+    /// The GCRA of SPEC.md §7.3: a packet's eligible time after `debt` at
+    /// `byte_time`, handed over at `now_fp`, and the debt's new base and
+    /// gap_ready (`max(TAT, eligible)` is `max(TAT, now, gap_ready)`, as
+    /// `TAT - tau <= TAT`; `rtl/pacer_gcra.v`).
+    fn gcra(&self, debt: Debt, byte_time: u64, now_fp: u64) -> (u64, Debt) {
+        let tat = debt.base.wrapping_add(u64::from(debt.len) * byte_time);
+        let burst = u64::from(self.regs.burst_bytes) * byte_time;
+        let eligible = now_fp.max(tat.saturating_sub(burst)).max(debt.gap_ready);
+        let base = tat.max(now_fp).max(debt.gap_ready);
+        let gap_ready = eligible.wrapping_add(u64::from(self.regs.min_gap_ns) << TIME_FRAC_BITS);
+        (eligible, Debt { base, len: 0, gap_ready })
+    }
+
+    /// A packet into the wheel in a new descriptor: the QP's newest.
+    fn hand_over(&mut self, qp: u32, len: u32, eligible: u64, debt: Debt) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.held += 1;
+        self.live.insert(seq);
+        self.insert(Desc { qp, len, eligible, seq });
+        let entry = &mut self.qps[qp as usize];
+        entry.last = Debt { len, ..debt };
+        entry.newest = Some(seq);
+    }
+
     /// One command, after serving every slot that starts by its tick.
     pub fn command(&mut self, cmd: &PacerCommand, out: &mut Vec<Release>) {
         let now = self.advance(cmd.time, out);
@@ -264,18 +320,41 @@ impl Pacer {
             if self.held == self.geometry.desc_count {
                 out.push(Release { time: now, qp: cmd.qp, len, dropped: true });
             } else {
-                let burst = u64::from(self.regs.burst_bytes) * qp.byte_time;
-                let eligible = (now << TIME_FRAC_BITS).max(qp.tat.saturating_sub(burst)).max(qp.gap_ready);
-                let entry = &mut self.qps[cmd.qp as usize];
-                entry.tat = qp.tat.max(eligible).wrapping_add(u64::from(len) * qp.byte_time);
-                entry.gap_ready = eligible.wrapping_add(u64::from(self.regs.min_gap_ns) << TIME_FRAC_BITS);
-                self.held += 1;
-                self.insert(Desc { qp: cmd.qp, len, eligible });
+                let (eligible, debt) = self.gcra(qp.last, qp.byte_time, now << TIME_FRAC_BITS);
+                self.qps[cmd.qp as usize].prev = qp.last;
+                self.hand_over(cmd.qp, len, eligible, debt);
             }
         }
         if let Some(rate) = cmd.rate_kbps {
             self.qps[cmd.qp as usize].byte_time = byte_time(rate);
+            self.retime(cmd.qp, now);
         }
+    }
+
+    /// A new rate re-times the QP's newest packet if it still waits (SPEC.md
+    /// §7.3): its eligible time again from the debt before it, at the new
+    /// byte time, as if handed over now. If that time is earlier (compared
+    /// as gap_ready, `eligible + min_gap`, as the RTL does), the packet
+    /// moves to a new descriptor and the old one goes stale; with no
+    /// descriptor free it keeps its time. A cut never delays a packet
+    /// already handed over: the reaction point tells a rate's recovery only
+    /// at the QP's next event, which a delayed packet would hold back. Only
+    /// the newest packet moves, never ahead of the QP's packet before it
+    /// (its eligible time is at least that one's gap_ready), so the QP's
+    /// order holds.
+    fn retime(&mut self, q: u32, now: u64) {
+        let qp = self.qps[q as usize];
+        let Some(seq) = qp.newest.filter(|seq| self.live.contains(seq)) else { return };
+        if self.held == self.geometry.desc_count {
+            return;
+        }
+        let (eligible, debt) = self.gcra(qp.prev, qp.byte_time, now << TIME_FRAC_BITS);
+        if debt.gap_ready >= qp.last.gap_ready {
+            return;
+        }
+        self.live.remove(&seq);
+        self.retimed += 1;
+        self.hand_over(q, qp.last.len, eligible, debt);
     }
 
     /// The end of the input: every packet held leaves.
@@ -379,14 +458,15 @@ mod tests {
         p.flush(&mut out);
         // 100 bytes at 1 Mb/s: 800 µs, beyond level 0's 16 µs horizon.
         assert_eq!(out[1].time, 800_000);
-        // 10 kb/s (the packet with the command still at 1 Mb/s): 80 ms,
-        // beyond level 1's 4.2 ms horizon, in level 2.
-        p.command(&PacerCommand { time: 900_000, qp: 0, rate_kbps: Some(10), send_len: Some(100) }, &mut out);
+        // 10 kb/s from 900 µs: the last packet's debt is re-priced, 80 ms
+        // after it (beyond level 1's 4.2 ms horizon: in level 2), and so
+        // is the next one's.
+        p.command(&rate(900_000, 0, 10), &mut out);
         p.command(&send(900_000, 0, 100), &mut out);
         p.command(&send(900_000, 0, 100), &mut out);
         p.flush(&mut out);
-        assert_eq!(out[3].time - out[2].time, 800_000);
-        assert_eq!(out[4].time - out[3].time, 80_000_000);
+        assert_eq!(out[2].time - out[1].time, 80_000_000);
+        assert_eq!(out[3].time - out[2].time, 80_000_000);
     }
 
     #[test]
@@ -407,6 +487,81 @@ mod tests {
         p.flush(&mut out);
         let lens: Vec<u32> = out.iter().map(|r| r.len).collect();
         assert_eq!(lens, [25_030, 64, 65, 66]);
+    }
+
+    fn rate(time: u64, qp: u32, kbps: u32) -> PacerCommand {
+        PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None }
+    }
+
+    /// QP 5 at 10 Mb/s: a 4096-byte packet at 0 (it leaves at once), the
+    /// next one handed over at 1 ns and waiting for the first's debt,
+    /// 3.2768 ms; then `change` at 100 µs.
+    fn waiting_behind_a_slow_packet(change: PacerCommand) -> Vec<Release> {
+        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
+        let mut out = Vec::new();
+        p.command(&rate(0, 5, 10_000), &mut out);
+        p.command(&send(0, 5, 4096), &mut out);
+        p.command(&send(1, 5, 1000), &mut out);
+        p.command(&change, &mut out);
+        p.flush(&mut out);
+        out
+    }
+
+    #[test]
+    fn a_rate_rise_re_times_the_waiting_packet() {
+        let before = waiting_behind_a_slow_packet(send(100_000, 9, 64));
+        assert_eq!(before.iter().find(|r| r.qp == 5 && r.len == 1000).unwrap().time, 3_276_800);
+        // At 100 Gb/s the first packet's debt is 327.68 ns, long paid: the
+        // waiting packet leaves at the change (within its slot), and once.
+        let out = waiting_behind_a_slow_packet(rate(100_000, 5, 100_000_000));
+        let lens: Vec<(u64, u32)> = out.iter().map(|r| (r.time, r.len)).collect();
+        assert_eq!(lens, [(0, 4096), (100_000, 1000)]);
+    }
+
+    #[test]
+    fn a_rate_cut_leaves_the_waiting_packet_at_its_time_and_prices_the_next() {
+        // 1 Mb/s: the waiting packet keeps 3.2768 ms; the next one pays its
+        // 1000 bytes at the new rate, 8 ms.
+        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
+        let mut out = Vec::new();
+        for cmd in
+            [rate(0, 5, 10_000), send(0, 5, 4096), send(1, 5, 1000), rate(100_000, 5, 1000), send(100_000, 5, 64)]
+        {
+            p.command(&cmd, &mut out);
+        }
+        p.flush(&mut out);
+        assert_eq!(out.iter().map(|r| r.time).collect::<Vec<_>>(), [0, 3_276_800, 11_276_800]);
+    }
+
+    #[test]
+    fn only_the_newest_packet_is_re_timed_and_never_ahead_of_the_one_before() {
+        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
+        let mut out = Vec::new();
+        p.command(&rate(0, 5, 10_000), &mut out);
+        for len in [4096, 1000, 500] {
+            p.command(&send(0, 5, len), &mut out);
+        }
+        // 1000 bytes wait 3.2768 ms, 500 bytes 4.0768 ms. At 100 Gb/s the
+        // newest owes only the 1000 bytes' 80 ns (80.0009 with the byte time
+        // rounded up) after the time the 1000 bytes keep: 3.2768 ms.
+        p.command(&rate(100_000, 5, 100_000_000), &mut out);
+        p.flush(&mut out);
+        let lens: Vec<(u64, u32)> = out.iter().map(|r| (r.time, r.len)).collect();
+        assert_eq!(lens, [(0, 4096), (3_276_800, 1000), (3_276_881, 500)]);
+        assert_eq!((p.held, p.live.len()), (0, 0));
+    }
+
+    #[test]
+    fn with_no_descriptor_free_a_waiting_packet_keeps_its_time() {
+        let geometry = PacerGeometry { desc_count: 1, ..PacerGeometry::default() };
+        let mut p = Pacer::new(geometry, &regs(100_000, 0));
+        let mut out = Vec::new();
+        p.command(&rate(0, 5, 10_000), &mut out);
+        p.command(&send(0, 5, 4096), &mut out);
+        p.command(&send(1, 5, 1000), &mut out);
+        p.command(&rate(100_000, 5, 100_000_000), &mut out);
+        p.flush(&mut out);
+        assert_eq!(out.iter().map(|r| r.time).collect::<Vec<_>>(), [0, 3_276_800]);
     }
 
     #[test]

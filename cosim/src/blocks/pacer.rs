@@ -56,7 +56,7 @@ pub fn pacer_commands(golden: &GoldenCn) -> Vec<(u64, PacerCommand)> {
 /// The golden pacer over `commands`, flushed at the end: each release with
 /// the index of the command it came out at (`commands.len()` for the
 /// flush). A command's own drop comes after the releases it served first.
-fn golden_releases(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Vec<(usize, Release)> {
+fn golden_releases(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> (Vec<(usize, Release)>, Pacer) {
     let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
     let (mut out, mut releases) = (Vec::new(), Vec::new());
     for (index, (_, cmd)) in commands.iter().enumerate() {
@@ -65,20 +65,26 @@ fn golden_releases(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Vec<(us
     }
     pacer.flush(&mut releases);
     out.extend(releases.drain(..).map(|r| (commands.len(), r)));
-    out
+    (out, pacer)
 }
 
 /// The golden pacer over `commands`, flushed at the end (releases of the
 /// flush belong to `last_frame`).
 pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_frame: u64) -> Vec<(u64, Release)> {
     let frame_of = |index: usize| commands.get(index).map_or(last_frame, |(frame, _)| *frame);
-    golden_releases(setup, commands).into_iter().map(|(index, r)| (frame_of(index), r)).collect()
+    golden_releases(setup, commands).0.into_iter().map(|(index, r)| (frame_of(index), r)).collect()
 }
 
 /// SPEC.md §7.3: a QP's packets leave in the order they were handed over.
 /// The golden pacer over `commands`: the first release that breaks it (or
 /// a packet that never leaves), by command number (1-based).
 pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Option<String> {
+    check_release_order(setup, commands).err()
+}
+
+/// [`release_order_break`] as a result: `Ok` with how many packets a rate
+/// change re-timed (SPEC.md §7.3) in that run.
+pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Result<u64, String> {
     let qp_count = PacerGeometry::default().qp_count;
     // Per QP, its packets in the wheel: (command number, length).
     let mut waiting: HashMap<u32, VecDeque<(usize, u32)>> = HashMap::new();
@@ -94,7 +100,8 @@ pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
     // Commands before `handed` have handed their packets over: a release at
     // command `index` follows those before it, and comes before its own.
     let mut handed = 0;
-    for (index, r) in golden_releases(setup, commands) {
+    let (releases, pacer) = golden_releases(setup, commands);
+    for (index, r) in releases {
         if index > handed {
             hand_over(handed, index, &dropped, &mut waiting);
             handed = index;
@@ -109,7 +116,7 @@ pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
             found => {
                 let first = queue.front().map_or("none".into(), |(n, len)| format!("command {n} ({len} bytes)"));
                 let this = found.map_or("no packet handed over".into(), |i| format!("command {}", queue[i].0));
-                return Some(format!(
+                return Err(format!(
                     "QP {}: a {}-byte packet ({this}) left at tick {} ahead of the QP's first waiting packet, {first}",
                     r.qp, r.len, r.time
                 ));
@@ -117,9 +124,12 @@ pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
         }
     }
     hand_over(handed, commands.len(), &dropped, &mut waiting);
-    waiting.iter().find_map(|(qp, queue)| {
+    match waiting.iter().find_map(|(qp, queue)| {
         queue.front().map(|(n, len)| format!("QP {qp}: the {len}-byte packet of command {n} never left"))
-    })
+    }) {
+        Some(lost) => Err(lost),
+        None => Ok(pacer.retimed),
+    }
 }
 
 pub fn release_transaction(time: &TimeBase, frame: u64, release: &Release) -> Transaction {
