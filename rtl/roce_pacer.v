@@ -62,12 +62,14 @@
  * | s_cmd_rate_valid    | 1     | s_cmd_rate is the QP's new rate               |
  * | s_cmd_rate          | 32    | kb/s (below 10 kb/s paces at 10 kb/s)         |
  * | s_cmd_send          | 1     | a packet of s_cmd_len bytes, paced at the      |
- * |                     |       | rate before this command's new rate           |
+ * |                     |       | rate before this command's new rate (whose    |
+ * |                     |       | re-time may then move it earlier)             |
  * |                     |       | (neither rate nor send: a time advance)       |
  * | flush               | 1     | no more commands: serve every slot            |
  * | m_rel_time          | 64    | release tick (ns, rounded up), or the drop's  |
  * | m_rel_qp, m_rel_len | 24,17 | the packet                                    |
- * | m_rel_drop          | 1     | refused: DESC_COUNT packets already held      |
+ * | m_rel_drop          | 1     | refused: every descriptor in use (packets     |
+ * |                     |       | held, stale ones of re-timed packets)         |
  * | busy                | 1     | packets held, or work in flight               |
  * | active              | 1     | work in flight (a command, a step, a release) |
  * | next_busy_valid     | 1     | not active, packets held: ...                 |

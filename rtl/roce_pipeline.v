@@ -442,7 +442,18 @@ roce_cn #(
 // The pacer flushes, and time advances, only once every frame before has
 // reached it; an advance is a pacer command with neither rate nor packet,
 // queued behind the RP's transactions.
-wire upstream_idle = fifo_empty && !cls_valid && !evt_skid_busy && !cn_busy;
+// The CN block's idleness, registered so that no path runs from its state
+// to the pacer's FSM (through flush) in one cycle. It is a cycle late only
+// in saying "idle": the block can only become busy with an event the skid
+// held the cycle before, which clears it.
+reg cn_quiet_reg = 1'b0;
+always @(posedge clk) begin
+    cn_quiet_reg <= !cn_busy && !evt_skid_busy;
+    if (rst) begin
+        cn_quiet_reg <= 1'b0;
+    end
+end
+wire upstream_idle = fifo_empty && !cls_valid && !evt_skid_busy && cn_quiet_reg;
 wire adv_open = upstream_idle && !rate_valid;
 wire adv_go = s_adv_valid && adv_open;
 wire cmd_ready;
