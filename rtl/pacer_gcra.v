@@ -35,6 +35,8 @@
  * | now             | 64    | the command's now (ns, Q44.20)             |
  * | burst_bytes     | 16    | register burst_bytes                       |
  * | min_gap         | 32    | register min_gap_ns (ns)                   |
+ * | from_*          |       | the debt chosen by use_prev: the one the   |
+ * |                 |       | packet is priced from, the QP's prev after |
  */
 module pacer_gcra (
     input  wire         clk,
@@ -51,7 +53,10 @@ module pacer_gcra (
     input  wire [31:0]  min_gap,
     output wire [63:0]  eligible,
     output wire [63:0]  base_after,
-    output wire [63:0]  gap_ready_after
+    output wire [63:0]  gap_ready_after,
+    output wire [63:0]  from_base,
+    output wire [16:0]  from_len,
+    output wire [63:0]  from_gap_ready
 );
 
 localparam FRAC_BITS = 20;
@@ -158,6 +163,9 @@ end
 assign eligible = s4_eligible_reg;
 assign base_after = s4_base_reg;
 assign gap_ready_after = s5_gap_after_reg;
+assign from_base = debt_base;
+assign from_len = debt_len;
+assign from_gap_ready = debt_gap;
 
 endmodule
 

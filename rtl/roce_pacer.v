@@ -402,6 +402,8 @@ assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
 
 // The GCRA and placement pipelines.
 wire [63:0] gcra_eligible, gcra_base_after, gcra_gap_after;
+wire [63:0] gcra_from_base, gcra_from_gap;
+wire [16:0] gcra_from_len;
 wire [SB+1:0] place_addr;
 wire          place_addr_busy;
 wire [63:0] place_start;
@@ -449,13 +451,11 @@ always @* begin
     debt_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
     bt_wr_data = div_byte_time_reg;
-    // A packet's debt (the re-time's the same but for the newest packet's
-    // length and its prior debt, which stay).
-    debt_wr_data = retime_reg
-        ? debt_word(gcra_base_after, word_len, gcra_gap_after, word_prev_base, word_prev_len, word_prev_gap_ready,
-                    1'b1, free_head_reg)
-        : debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, word_base, word_len, word_gap_ready,
-                    1'b1, free_head_reg);
+    // The QP's debt after the packet (cmd_len_reg is the newest packet's
+    // length in a re-time); the debt it was priced from becomes the one
+    // before it (a re-time's is the prior debt, which so stays).
+    debt_wr_data = debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, gcra_from_base, gcra_from_len,
+                             gcra_from_gap, 1'b1, free_head_reg);
     desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A
         || (state_reg == STATE_GCRA && retime_reg && step_reg == 3'd0);
     desc_rd_addr = state_reg == STATE_GCRA ? word_wait_desc : srv_head_reg;
@@ -906,7 +906,10 @@ pacer_gcra gcra_inst (
     .min_gap(cfg_min_gap),
     .eligible(gcra_eligible),
     .base_after(gcra_base_after),
-    .gap_ready_after(gcra_gap_after)
+    .gap_ready_after(gcra_gap_after),
+    .from_base(gcra_from_base),
+    .from_len(gcra_from_len),
+    .from_gap_ready(gcra_from_gap)
 );
 
 pacer_place #(

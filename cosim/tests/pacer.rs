@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::process::Command;
 
 use metaroce_cosim::blocks::pacer::{
-    cosim_pacer_capture, cosim_pacer_stimulus, release_order_break, run_golden_pacer, PacerStimulus,
+    check_release_order, cosim_pacer_capture, cosim_pacer_stimulus, run_golden_pacer, PacerStimulus,
 };
 use metaroce_cosim::blocks::top::cosim_top_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
@@ -180,7 +180,7 @@ fn a_later_packet_waits_behind_one_still_to_cascade_in_both_models() {
     let send = |time, len| PacerCommand { time, qp: 7, rate_kbps: None, send_len: Some(len) };
     let mut commands = vec![(1, rate)];
     commands.extend([(0, 25_030), (0, 64), (6400, 65), (6400, 66)].iter().map(|&(t, len)| (2, send(t, len))));
-    assert_eq!(release_order_break(&setup, &commands), None);
+    assert_eq!(check_release_order(&setup, &commands).err(), None);
     let stimulus = PacerStimulus { commands, frames_read: 2, ..Default::default() };
     let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
@@ -210,7 +210,7 @@ fn a_rate_rise_re_times_the_waiting_packet_in_both_models() {
     commands.extend([rate(100_000, 5, 100_000_000), rate(100_000, 6, 1000), rate(100_000, 7, 100_000_000)]);
     commands.push(PacerCommand { time: 100_000, qp: 8, rate_kbps: Some(100_000_000), send_len: Some(1000) });
     let commands: Vec<(u64, PacerCommand)> = commands.into_iter().map(|c| (1, c)).collect();
-    assert_eq!(release_order_break(&setup, &commands), None);
+    assert_eq!(check_release_order(&setup, &commands).err(), None);
     let golden = run_golden_pacer(&setup, &commands, 1);
     let at = |qp, len| golden.iter().find(|(_, r)| r.qp == qp && r.len == len).map(|(_, r)| r.time);
     assert_eq!(at(5, 1000), Some(100_000));

@@ -287,28 +287,34 @@ impl Pacer {
         self.next_event().map(|(_, _, start)| start << self.geometry.slot_shift)
     }
 
-    /// The GCRA of SPEC.md §7.3: a packet's eligible time after `debt` at
-    /// `byte_time`, handed over at `now_fp`, and the debt's new base and
-    /// gap_ready (`max(TAT, eligible)` is `max(TAT, now, gap_ready)`, as
-    /// `TAT - tau <= TAT`; `rtl/pacer_gcra.v`).
-    fn gcra(&self, debt: Debt, byte_time: u64, now_fp: u64) -> (u64, Debt) {
+    /// The GCRA of SPEC.md §7.3: the eligible time of a packet of `len`
+    /// bytes after `debt` at `byte_time`, handed over at `now_fp`, and the
+    /// QP's debt after it (`max(TAT, eligible)` is `max(TAT, now,
+    /// gap_ready)`, as `TAT - tau <= TAT`; `rtl/pacer_gcra.v`).
+    fn gcra(&self, debt: Debt, len: u32, byte_time: u64, now_fp: u64) -> (u64, Debt) {
         let tat = debt.base.wrapping_add(u64::from(debt.len) * byte_time);
         let burst = u64::from(self.regs.burst_bytes) * byte_time;
         let eligible = now_fp.max(tat.saturating_sub(burst)).max(debt.gap_ready);
         let base = tat.max(now_fp).max(debt.gap_ready);
         let gap_ready = eligible.wrapping_add(u64::from(self.regs.min_gap_ns) << TIME_FRAC_BITS);
-        (eligible, Debt { base, len: 0, gap_ready })
+        (eligible, Debt { base, len, gap_ready })
     }
 
-    /// A packet into the wheel in a new descriptor: the QP's newest.
-    fn hand_over(&mut self, qp: u32, len: u32, eligible: u64, debt: Debt) {
+    /// Every descriptor is in use (packets held, and stale ones).
+    fn pool_full(&self) -> bool {
+        self.held == self.geometry.desc_count
+    }
+
+    /// A packet into the wheel in a new descriptor: the QP's newest, with
+    /// the QP's debt after it.
+    fn hand_over(&mut self, qp: u32, eligible: u64, debt: Debt) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.held += 1;
         self.live.insert(seq);
-        self.insert(Desc { qp, len, eligible, seq });
+        self.insert(Desc { qp, len: debt.len, eligible, seq });
         let entry = &mut self.qps[qp as usize];
-        entry.last = Debt { len, ..debt };
+        entry.last = debt;
         entry.newest = Some(seq);
     }
 
@@ -317,12 +323,12 @@ impl Pacer {
         let now = self.advance(cmd.time, out);
         let Some(qp) = self.qps.get(cmd.qp as usize).copied() else { return };
         if let Some(len) = cmd.send_len {
-            if self.held == self.geometry.desc_count {
+            if self.pool_full() {
                 out.push(Release { time: now, qp: cmd.qp, len, dropped: true });
             } else {
-                let (eligible, debt) = self.gcra(qp.last, qp.byte_time, now << TIME_FRAC_BITS);
+                let (eligible, debt) = self.gcra(qp.last, len, qp.byte_time, now << TIME_FRAC_BITS);
                 self.qps[cmd.qp as usize].prev = qp.last;
-                self.hand_over(cmd.qp, len, eligible, debt);
+                self.hand_over(cmd.qp, eligible, debt);
             }
         }
         if let Some(rate) = cmd.rate_kbps {
@@ -345,16 +351,16 @@ impl Pacer {
     fn retime(&mut self, q: u32, now: u64) {
         let qp = self.qps[q as usize];
         let Some(seq) = qp.newest.filter(|seq| self.live.contains(seq)) else { return };
-        if self.held == self.geometry.desc_count {
+        if self.pool_full() {
             return;
         }
-        let (eligible, debt) = self.gcra(qp.prev, qp.byte_time, now << TIME_FRAC_BITS);
+        let (eligible, debt) = self.gcra(qp.prev, qp.last.len, qp.byte_time, now << TIME_FRAC_BITS);
         if debt.gap_ready >= qp.last.gap_ready {
             return;
         }
         self.live.remove(&seq);
         self.retimed += 1;
-        self.hand_over(q, qp.last.len, eligible, debt);
+        self.hand_over(q, eligible, debt);
     }
 
     /// The end of the input: every packet held leaves.
@@ -369,221 +375,4 @@ pub fn ceil_ns(time_fp: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cc_params::CcParams;
-
-    fn regs(line_mbps: u32, burst: u32) -> CcRegisters {
-        let mut p = CcParams { line_rate_mbps: line_mbps, pacer_burst_bytes: burst, ..CcParams::default() };
-        p.validate().unwrap();
-        p.pacer_start_rate = 0;
-        p.registers().unwrap()
-    }
-
-    fn send(time: u64, qp: u32, len: u32) -> PacerCommand {
-        PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) }
-    }
-
-    #[test]
-    fn byte_times() {
-        // 100 Gb/s: 0.08 ns per byte, rounded up.
-        assert_eq!(byte_time(100_000_000), (8u64 << 20).div_ceil(100));
-        assert_eq!(byte_time(0), byte_time(MIN_PACED_KBPS));
-        assert!(byte_time(MIN_PACED_KBPS) < 1 << 40);
-    }
-
-    /// QP 3 at 10 Gb/s with `packets` packets of 1000 bytes handed over at 0.
-    fn backlog(packets: usize) -> (Pacer, Vec<Release>) {
-        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
-        let mut out = Vec::new();
-        // 10 Gb/s: 1000 bytes every 800 ns.
-        p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
-        for _ in 0..packets {
-            p.command(&send(0, 3, 1000), &mut out);
-        }
-        (p, out)
-    }
-
-    #[test]
-    fn a_backlog_leaves_at_the_rate() {
-        let (mut p, mut out) = backlog(5);
-        p.flush(&mut out);
-        // The byte time is rounded up (800.0002 ns per packet): ticks round up.
-        let times: Vec<u64> = out.iter().map(|r| r.time).collect();
-        assert_eq!(times, [0, 801, 1601, 2401, 3201]);
-    }
-
-    #[test]
-    fn the_burst_allowance_lets_a_qp_run_ahead() {
-        let r = regs(100_000, 2000);
-        let mut p = Pacer::new(PacerGeometry::default(), &r);
-        let mut out = Vec::new();
-        p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
-        for _ in 0..4 {
-            p.command(&send(0, 0, 1000), &mut out);
-        }
-        p.flush(&mut out);
-        // Three back to back at line rate (80 ns per 1000 bytes): 2000 bytes
-        // ahead of the rate plus the one that starts it; then paced.
-        let times: Vec<u64> = out.iter().map(|r| r.time).collect();
-        assert_eq!(times, [0, 81, 161, 801]);
-    }
-
-    #[test]
-    fn a_full_pacer_refuses() {
-        let r = regs(100_000, 0);
-        let geometry = PacerGeometry { desc_count: 1, ..PacerGeometry::default() };
-        let mut p = Pacer::new(geometry, &r);
-        let mut out = Vec::new();
-        // 1 Gb/s: the second packet waits 512 ns, the third finds no room.
-        p.command(&PacerCommand { time: 0, qp: 1, rate_kbps: Some(1_000_000), send_len: None }, &mut out);
-        for _ in 0..3 {
-            p.command(&send(0, 1, 64), &mut out);
-        }
-        let dropped = Release { time: 0, qp: 1, len: 64, dropped: true };
-        assert_eq!(out, [Release { dropped: false, ..dropped }, dropped]);
-        p.flush(&mut out);
-        assert_eq!(out.len(), 3);
-        assert_eq!(out[2].time, 512);
-    }
-
-    #[test]
-    fn a_slow_qp_parks_beyond_the_horizon() {
-        let r = regs(100_000, 0);
-        let mut p = Pacer::new(PacerGeometry::default(), &r);
-        let mut out = Vec::new();
-        p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(1000), send_len: None }, &mut out);
-        p.command(&send(0, 0, 100), &mut out);
-        p.command(&send(0, 0, 100), &mut out);
-        p.flush(&mut out);
-        // 100 bytes at 1 Mb/s: 800 µs, beyond level 0's 16 µs horizon.
-        assert_eq!(out[1].time, 800_000);
-        // 10 kb/s from 900 µs: the last packet's debt is re-priced, 80 ms
-        // after it (beyond level 1's 4.2 ms horizon: in level 2), and so
-        // is the next one's.
-        p.command(&rate(900_000, 0, 10), &mut out);
-        p.command(&send(900_000, 0, 100), &mut out);
-        p.command(&send(900_000, 0, 100), &mut out);
-        p.flush(&mut out);
-        assert_eq!(out[2].time - out[1].time, 80_000_000);
-        assert_eq!(out[3].time - out[2].time, 80_000_000);
-    }
-
-    #[test]
-    fn a_later_packet_never_goes_ahead_of_one_waiting_to_cascade() {
-        // 10 Gb/s (0.8 ns a byte), a 64-byte burst allowance (51.2 ns).
-        // The first packet puts the QP 20024 ns ahead; the second (64
-        // bytes, eligible 19972.8 ns: level-0 slot 312) goes into level 1
-        // (beyond level 0's horizon from slot 0). At 6400 ns (slot 100) the
-        // third (65 bytes, eligible 20024 ns: slot 312 too) is within 256
-        // slots of the pointer, but in the next level-1 slot: it must wait
-        // there behind the second, not in level 0 ahead of it.
-        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 64));
-        let mut out = Vec::new();
-        p.command(&PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
-        for (time, len) in [(0, 25_030), (0, 64), (6400, 65), (6400, 66)] {
-            p.command(&send(time, 7, len), &mut out);
-        }
-        p.flush(&mut out);
-        let lens: Vec<u32> = out.iter().map(|r| r.len).collect();
-        assert_eq!(lens, [25_030, 64, 65, 66]);
-    }
-
-    fn rate(time: u64, qp: u32, kbps: u32) -> PacerCommand {
-        PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None }
-    }
-
-    /// QP 5 at 10 Mb/s: a 4096-byte packet at 0 (it leaves at once), the
-    /// next one handed over at 1 ns and waiting for the first's debt,
-    /// 3.2768 ms; then `change` at 100 µs.
-    fn waiting_behind_a_slow_packet(change: PacerCommand) -> Vec<Release> {
-        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
-        let mut out = Vec::new();
-        p.command(&rate(0, 5, 10_000), &mut out);
-        p.command(&send(0, 5, 4096), &mut out);
-        p.command(&send(1, 5, 1000), &mut out);
-        p.command(&change, &mut out);
-        p.flush(&mut out);
-        out
-    }
-
-    #[test]
-    fn a_rate_rise_re_times_the_waiting_packet() {
-        let before = waiting_behind_a_slow_packet(send(100_000, 9, 64));
-        assert_eq!(before.iter().find(|r| r.qp == 5 && r.len == 1000).unwrap().time, 3_276_800);
-        // At 100 Gb/s the first packet's debt is 327.68 ns, long paid: the
-        // waiting packet leaves at the change (within its slot), and once.
-        let out = waiting_behind_a_slow_packet(rate(100_000, 5, 100_000_000));
-        let lens: Vec<(u64, u32)> = out.iter().map(|r| (r.time, r.len)).collect();
-        assert_eq!(lens, [(0, 4096), (100_000, 1000)]);
-    }
-
-    #[test]
-    fn a_rate_cut_leaves_the_waiting_packet_at_its_time_and_prices_the_next() {
-        // 1 Mb/s: the waiting packet keeps 3.2768 ms; the next one pays its
-        // 1000 bytes at the new rate, 8 ms.
-        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
-        let mut out = Vec::new();
-        for cmd in
-            [rate(0, 5, 10_000), send(0, 5, 4096), send(1, 5, 1000), rate(100_000, 5, 1000), send(100_000, 5, 64)]
-        {
-            p.command(&cmd, &mut out);
-        }
-        p.flush(&mut out);
-        assert_eq!(out.iter().map(|r| r.time).collect::<Vec<_>>(), [0, 3_276_800, 11_276_800]);
-    }
-
-    #[test]
-    fn only_the_newest_packet_is_re_timed_and_never_ahead_of_the_one_before() {
-        let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
-        let mut out = Vec::new();
-        p.command(&rate(0, 5, 10_000), &mut out);
-        for len in [4096, 1000, 500] {
-            p.command(&send(0, 5, len), &mut out);
-        }
-        // 1000 bytes wait 3.2768 ms, 500 bytes 4.0768 ms. At 100 Gb/s the
-        // newest owes only the 1000 bytes' 80 ns (80.0009 with the byte time
-        // rounded up) after the time the 1000 bytes keep: 3.2768 ms.
-        p.command(&rate(100_000, 5, 100_000_000), &mut out);
-        p.flush(&mut out);
-        let lens: Vec<(u64, u32)> = out.iter().map(|r| (r.time, r.len)).collect();
-        assert_eq!(lens, [(0, 4096), (3_276_800, 1000), (3_276_881, 500)]);
-        assert_eq!((p.held, p.live.len()), (0, 0));
-    }
-
-    #[test]
-    fn with_no_descriptor_free_a_waiting_packet_keeps_its_time() {
-        let geometry = PacerGeometry { desc_count: 1, ..PacerGeometry::default() };
-        let mut p = Pacer::new(geometry, &regs(100_000, 0));
-        let mut out = Vec::new();
-        p.command(&rate(0, 5, 10_000), &mut out);
-        p.command(&send(0, 5, 4096), &mut out);
-        p.command(&send(1, 5, 1000), &mut out);
-        p.command(&rate(100_000, 5, 100_000_000), &mut out);
-        p.flush(&mut out);
-        assert_eq!(out.iter().map(|r| r.time).collect::<Vec<_>>(), [0, 3_276_800]);
-    }
-
-    #[test]
-    fn advancing_time_releases_what_is_due_and_names_the_next_slot() {
-        assert_eq!(Pacer::new(PacerGeometry::default(), &regs(100_000, 0)).next_busy_tick(), None);
-        let (mut p, mut out) = backlog(3);
-        // Eligible at 0, 800.0002 and 1600.0004 ns: slots 0, 12 and 25 of 64
-        // ns; slot 0 was served before the second packet was taken.
-        assert_eq!(out.len(), 1);
-        let mut wakes = Vec::new();
-        while let Some(tick) = p.next_busy_tick() {
-            wakes.push(tick);
-            p.advance(tick, &mut out);
-        }
-        assert_eq!(wakes, [768, 1600]);
-        // The same releases as a flush, each found by its slot's start.
-        let (mut flushed, mut all) = backlog(3);
-        flushed.flush(&mut all);
-        assert_eq!(out, all);
-        // A command with neither rate nor packet only moves time on.
-        let before = p.qps[3];
-        p.command(&PacerCommand { time: 5000, qp: 3, rate_kbps: None, send_len: None }, &mut out);
-        assert_eq!((p.qps[3], p.watermark), (before, 5000));
-    }
-}
+mod tests;

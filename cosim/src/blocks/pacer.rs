@@ -76,14 +76,9 @@ pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_
 }
 
 /// SPEC.md §7.3: a QP's packets leave in the order they were handed over.
-/// The golden pacer over `commands`: the first release that breaks it (or
-/// a packet that never leaves), by command number (1-based).
-pub fn release_order_break(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Option<String> {
-    check_release_order(setup, commands).err()
-}
-
-/// [`release_order_break`] as a result: `Ok` with how many packets a rate
-/// change re-timed (SPEC.md §7.3) in that run.
+/// The golden pacer over `commands`: `Err` with the first release that
+/// breaks it (or a packet that never leaves), by command number (1-based);
+/// else `Ok` with how many packets a rate change re-timed in that run.
 pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Result<u64, String> {
     let qp_count = PacerGeometry::default().qp_count;
     // Per QP, its packets in the wheel: (command number, length).
