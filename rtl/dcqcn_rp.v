@@ -12,7 +12,7 @@
  *
  * Timers catch up lazily: each QP's RAM word holds the tick of its next
  * alpha update and next timer increase. An event for a QP first works off
- * the expiries up to the event's tick, one per cycle (alpha first on a
+ * the expiries up to the event's tick, one at a time (alpha first on a
  * tie), each rate change stamped with its expiry tick; then it applies the
  * event. The alpha timer stops at alpha 0; a QP at line rate with alpha 0
  * stops both. Every sent-bytes event ends in one transaction that hands the
@@ -26,7 +26,8 @@
  *   L  the word registered: the ticks' differences to the event's tick,
  *      the headroom to line rate, the stage counts of the next increases;
  *   M  the products: the next increases' target steps, alpha decayed;
- *   K  the catch-up loop: one expiry a cycle on K's registers, each step
+ *   K  the catch-up loop: one timer increase a cycle, one alpha decay
+ *      every two (its product registered alone), on K's registers, each step
  *      short (compares are signs of differences, the next increase and
  *      alpha's next decay are ready in registers); then a sent-bytes event
  *      is applied (byte counter, its increase);
@@ -334,6 +335,9 @@ reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
 reg [7:0]                m_inc_steps_reg;
 reg [32:0]               m_bytes_sum_reg;
+// alpha after one decay, from its own multiplier: K's loads it, so no
+// handshake selects a multiplier's input.
+reg [15:0]               m_alpha_decayed_reg;
 
 // K: the catch-up loop's state.
 reg                      k_valid_reg = 1'b0;
@@ -362,6 +366,11 @@ reg [64:0]               k_due_order_reg;
 reg [32:0]               k_headroom_reg;
 reg                      k_alpha_nonzero_reg;
 reg [15:0]               k_alpha_decayed_reg;
+// alpha_decay(k_alpha_decayed_reg), registered every cycle (the loop's
+// multiplier alone in its cycle); fresh once k_alpha_decayed_reg has held
+// for a cycle, so an alpha step takes two cycles.
+reg [15:0]               k_alpha_decayed2_reg;
+reg                      k_decay_fresh_reg = 1'b0;
 // Timer stage after the next timer increase, byte stage after the next byte step.
 reg [7:0]                k_timer_next_reg;
 reg [7:0]                k_byte_next_reg;
@@ -559,9 +568,8 @@ wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 3
 // After a timer increase, the next increase's target step.
 wire [41:0] k_inc_next = increase_next(k_timer_stage_reg, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
     cfg_threshold, cfg_ai_rate, cfg_hai_rate);
-wire [15:0] k_alpha_decayed_next = alpha_decay(k_alpha_decayed_reg, cfg_g);
 wire        k_at_line = k_rate_reg == cfg_line_rate && k_headroom_reg == 33'd0;
-wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first;
+wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first && k_decay_fresh_reg;
 wire        k_timer_step = k_valid_reg && k_expiry_due && !k_alpha_first && qvc_move;
 wire        k_byte_step = !k_cnp_reg && k_running_reg && k_byte_step_reg;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
@@ -682,6 +690,7 @@ always @(posedge clk) begin
         m_byte_next_reg <= l_byte_next;
         {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
+        m_alpha_decayed_reg <= alpha_decay(l_alpha_reg, cfg_g);
     end
 
     // K.
@@ -709,7 +718,7 @@ always @(posedge clk) begin
         k_due_order_reg <= m_due_order_reg;
         k_headroom_reg <= m_headroom_reg;
         k_alpha_nonzero_reg <= m_alpha_reg != 16'd0;
-        k_alpha_decayed_reg <= alpha_decay(m_alpha_reg, cfg_g);
+        k_alpha_decayed_reg <= m_alpha_decayed_reg;
         k_timer_next_reg <= m_timer_next_reg;
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
@@ -719,7 +728,7 @@ always @(posedge clk) begin
     end else if (k_alpha_step) begin
         k_alpha_reg <= k_alpha_decayed_reg;
         k_alpha_nonzero_reg <= k_alpha_decayed_reg != 16'd0;
-        k_alpha_decayed_reg <= k_alpha_decayed_next;
+        k_alpha_decayed_reg <= k_alpha_decayed2_reg;
         k_alpha_due_reg <= k_alpha_due_reg + {32'd0, cfg_alpha_period};
         k_alpha_left_reg <= k_alpha_left_reg - {33'd0, cfg_alpha_period};
         k_due_order_reg <= k_due_order_reg - {33'd0, cfg_alpha_period};
@@ -740,6 +749,10 @@ always @(posedge clk) begin
             k_running_reg <= 1'b0;
         end
     end
+
+    // The loop's next decay, every cycle.
+    k_alpha_decayed2_reg <= alpha_decay(k_alpha_decayed_reg, cfg_g);
+    k_decay_fresh_reg <= !front_move && !k_alpha_step;
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin
