@@ -12,12 +12,14 @@
  * previous one.
  *
  * Pipelined: an event a cycle. Stage A takes the event and reads its QP's
- * RAM word; stage B updates the word (forwarded from the previous write
- * when both events are for the same QP) and writes it back. A CNP goes to
+ * RAM word; stage R registers the word (forwarded from a write of the same
+ * QP in the read's cycle or in R's); stage B updates it and writes it
+ * back. A CNP goes to
  * the CNP builder, which runs beside the pipeline: the extent division (15
  * cycles, MetaRoCE only), the frame and its ICRC (2 cycles) and
- * ceil(len / KEEP_WIDTH) output beats. Stage B waits only when it needs
- * the builder while the builder is still busy with the previous CNP.
+ * ceil(len / KEEP_WIDTH) output beats. Stage B (and R behind it) waits
+ * only when it needs the builder while the builder is still busy with the
+ * previous CNP.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low).
  *
@@ -125,21 +127,36 @@ endgenerate
 reg init_reg = 1'b1, init_next;
 reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
 
-// Stage B: the event whose RAM word was read last cycle.
-reg         b_valid_reg = 1'b0, b_valid_next;
-reg [63:0]  b_time_reg;
-reg [QP_INDEX_WIDTH-1:0] b_qp_reg;
-reg         b_ce_reg;
-reg         b_ipv6_reg;
-reg         b_vlan_valid_reg;
-reg [11:0]  b_vlan_id_reg;
-reg [47:0]  b_eth_dst_reg;
-reg [47:0]  b_eth_src_reg;
-reg [127:0] b_ip_src_reg;
-reg [127:0] b_ip_dst_reg;
-reg [15:0]  b_udp_sport_reg;
-reg         b_src_qp_valid_reg;
-reg [23:0]  b_src_qp_reg;
+// The event, packed at the input and unpacked at stage B: R holds it while
+// its QP's RAM word is read, B while the word is used.
+localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 1 + 24;
+wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_ce, s_evt_ipv6,
+    s_evt_vlan_valid, s_evt_vlan_id, s_evt_eth_dst, s_evt_eth_src, s_evt_ip_src, s_evt_ip_dst,
+    s_evt_udp_sport, s_evt_src_qp_valid, s_evt_src_qp};
+reg                 r_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] r_evt_reg;
+wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
+wire [63:0]               r_time = r_evt_reg[EVT_WIDTH-1 -: 64];
+reg                 b_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] b_evt_reg;
+// The event's tick minus the CNP interval (signed), from R: B's interval
+// check is then one comparison with the word's last CNP tick.
+reg [64:0]          b_interval_start_reg;
+wire [63:0]  b_time;
+wire [QP_INDEX_WIDTH-1:0] b_qp;
+wire         b_ce;
+wire         b_ipv6;
+wire         b_vlan_valid;
+wire [11:0]  b_vlan_id;
+wire [47:0]  b_eth_dst;
+wire [47:0]  b_eth_src;
+wire [127:0] b_ip_src;
+wire [127:0] b_ip_dst;
+wire [15:0]  b_udp_sport;
+wire         b_src_qp_valid;
+wire [23:0]  b_src_qp;
+assign {b_time, b_qp, b_ce, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
+        b_udp_sport, b_src_qp_valid, b_src_qp} = b_evt_reg;
 // The RAM word, packed here and unpacked below, nowhere else.
 function [NP_ENTRY_WIDTH-1:0] np_entry(
     input        remote_valid,
@@ -152,9 +169,13 @@ function [NP_ENTRY_WIDTH-1:0] np_entry(
     np_entry = {remote_valid, remote_qp, cnp_sent, last_cnp, pkts, ce_pkts};
 endfunction
 
-// Per-QP state (qp_rmw_pipe.v): stage A reads, stage B sees the word on
-// `entry` (forwarded from its own write) and writes it back.
+// Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
+// `entry` (forwarded from the write of the read's cycle) and registers it,
+// forwarded again from the write of R's cycle (B's, of an earlier event);
+// B uses it and writes it back. No logic sits between the RAM's output and
+// a register but the forwarding.
 wire [NP_ENTRY_WIDTH-1:0] entry;
+reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
@@ -180,7 +201,7 @@ wire        entry_cnp_sent;
 wire [63:0] entry_last_cnp;
 wire [15:0] entry_pkts;
 wire [15:0] entry_ce_pkts;
-assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = entry;
+assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = b_entry_reg;
 
 // The CNP builder's copy of its event.
 reg [2:0]   cnp_state_reg = CNP_IDLE, cnp_state_next;
@@ -216,18 +237,20 @@ crc32_lfsr #(
 // Next-state values of the packet counters: each stops at its own maximum,
 // so the CE packet that sends a CNP always counts.
 wire [15:0] pkts_new = entry_pkts == 16'hFFFF ? entry_pkts : entry_pkts + 16'd1;
-wire [15:0] ce_pkts_new = entry_ce_pkts == 16'hFFFF || !b_ce_reg ? entry_ce_pkts : entry_ce_pkts + 16'd1;
-wire        remote_known = b_src_qp_valid_reg || entry_remote_valid;
-wire [23:0] remote_qp = b_src_qp_valid_reg ? b_src_qp_reg : entry_remote_qp;
-wire        interval_passed = !entry_cnp_sent || (b_time_reg - entry_last_cnp) >= {32'd0, cfg_cnp_interval};
-wire        send_cnp = b_valid_reg && b_ce_reg && remote_known && interval_passed;
+wire [15:0] ce_pkts_new = entry_ce_pkts == 16'hFFFF || !b_ce ? entry_ce_pkts : entry_ce_pkts + 16'd1;
+wire        remote_known = b_src_qp_valid || entry_remote_valid;
+wire [23:0] remote_qp = b_src_qp_valid ? b_src_qp : entry_remote_qp;
+// t - last_cnp >= interval, as last_cnp <= t - interval.
+wire        interval_passed = !entry_cnp_sent || $signed({1'b0, entry_last_cnp}) <= $signed(b_interval_start_reg);
+wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
 // Stage B waits while the builder is still busy with the previous CNP.
 wire        b_stall = send_cnp && cnp_state_reg != CNP_IDLE;
 wire        b_done = b_valid_reg && !b_stall;
+wire        r_move = !b_valid_reg || b_done;
 
-assign s_qpctx_ready = !init_reg && !b_valid_reg;
-assign s_evt_ready = !init_reg && !s_qpctx_valid && !(b_valid_reg && b_stall);
-assign busy = init_reg || b_valid_reg || cnp_state_reg != CNP_IDLE;
+assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && !(r_valid_reg && !r_move);
+assign busy = init_reg || r_valid_reg || b_valid_reg || cnp_state_reg != CNP_IDLE;
 wire   accept = s_evt_valid && s_evt_ready;
 wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
 
@@ -307,10 +330,9 @@ wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id_reg
 always @* begin
     init_next = init_reg;
     init_addr_next = init_addr_reg;
-    b_valid_next = b_valid_reg && b_stall;
     rd_en = 1'b0;
     wr_en = 1'b0;
-    wr_addr = b_qp_reg;
+    wr_addr = b_qp;
     wr_data = {NP_ENTRY_WIDTH{1'b0}};
 
     if (init_reg) begin
@@ -330,14 +352,11 @@ always @* begin
     end else if (b_done) begin
         wr_en = 1'b1;
         wr_data = send_cnp
-            ? np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time_reg, 16'd0, 16'd0)
+            ? np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0)
             : np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new);
     end
 
-    if (accept_in_range) begin
-        rd_en = 1'b1;
-        b_valid_next = 1'b1;
-    end
+    rd_en = accept_in_range;
 end
 
 // The CNP builder.
@@ -420,7 +439,6 @@ end
 always @(posedge clk) begin
     init_reg <= init_next;
     init_addr_reg <= init_addr_next;
-    b_valid_reg <= b_valid_next;
     cnp_state_reg <= cnp_state_next;
     div_pkts_reg <= div_pkts_next;
     div_rem_reg <= div_rem_next;
@@ -431,38 +449,37 @@ always @(posedge clk) begin
     frame_len_reg <= frame_len_next;
     beat_reg <= beat_next;
 
+    // R takes the event; B takes R's with its word.
+    if (!r_valid_reg || r_move) begin
+        r_valid_reg <= accept_in_range;
+    end
     if (accept_in_range) begin
-        b_time_reg <= s_evt_time;
-        b_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
-        b_ce_reg <= s_evt_ce;
-        b_ipv6_reg <= s_evt_ipv6;
-        b_vlan_valid_reg <= s_evt_vlan_valid;
-        b_vlan_id_reg <= s_evt_vlan_id;
-        b_eth_dst_reg <= s_evt_eth_dst;
-        b_eth_src_reg <= s_evt_eth_src;
-        b_ip_src_reg <= s_evt_ip_src;
-        b_ip_dst_reg <= s_evt_ip_dst;
-        b_udp_sport_reg <= s_evt_udp_sport;
-        b_src_qp_valid_reg <= s_evt_src_qp_valid;
-        b_src_qp_reg <= s_evt_src_qp;
+        r_evt_reg <= s_evt_word;
+    end
+    if (r_move) begin
+        b_valid_reg <= r_valid_reg;
+        b_evt_reg <= r_evt_reg;
+        b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
+        b_entry_reg <= wr_en && wr_addr == r_qp ? wr_data : entry;
     end
 
     if (cnp_state_reg == CNP_IDLE && b_done && send_cnp) begin
-        cnp_time_reg <= b_time_reg;
-        cnp_ipv6_reg <= b_ipv6_reg;
-        cnp_vlan_valid_reg <= b_vlan_valid_reg;
-        cnp_vlan_id_reg <= b_vlan_id_reg;
-        cnp_eth_dst_reg <= b_eth_dst_reg;
-        cnp_eth_src_reg <= b_eth_src_reg;
-        cnp_ip_src_reg <= b_ip_src_reg;
-        cnp_ip_dst_reg <= b_ip_dst_reg;
-        cnp_udp_sport_reg <= b_udp_sport_reg;
+        cnp_time_reg <= b_time;
+        cnp_ipv6_reg <= b_ipv6;
+        cnp_vlan_valid_reg <= b_vlan_valid;
+        cnp_vlan_id_reg <= b_vlan_id;
+        cnp_eth_dst_reg <= b_eth_dst;
+        cnp_eth_src_reg <= b_eth_src;
+        cnp_ip_src_reg <= b_ip_src;
+        cnp_ip_dst_reg <= b_ip_dst;
+        cnp_udp_sport_reg <= b_udp_sport;
         cnp_dest_qp_reg <= remote_qp;
     end
 
     if (rst) begin
         init_reg <= 1'b1;
         init_addr_reg <= 0;
+        r_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
         cnp_state_reg <= CNP_IDLE;
     end

@@ -82,7 +82,10 @@ impl NotificationPoint {
         entry.pkts = entry.pkts.saturating_add(1);
         entry.ce_pkts = entry.ce_pkts.saturating_add(u16::from(ev.ce));
         let remote = ev.src_qp.or(entry.remote_qp)?;
-        let due = !entry.cnp_sent || ev.time.wrapping_sub(entry.last_cnp) >= u64::from(regs.cnp_interval_ns);
+        // t - last_cnp >= interval, compared as last_cnp <= t - interval
+        // (the RTL takes t - interval a stage ahead).
+        let interval_start = ev.time.checked_sub(u64::from(regs.cnp_interval_ns));
+        let due = !entry.cnp_sent || interval_start.is_some_and(|start| entry.last_cnp <= start);
         if !ev.ce || !due {
             return None;
         }
