@@ -14,12 +14,12 @@
  * Pipelined: an event a cycle. Stage A takes the event and reads its QP's
  * RAM word; stage R registers the word (forwarded from a write of the same
  * QP in the read's cycle or in R's); stage B updates it and writes it
- * back. A CNP goes to
- * the CNP builder, which runs beside the pipeline: the extent division (15
- * cycles, MetaRoCE only), the frame and its ICRC (2 cycles) and
- * ceil(len / KEEP_WIDTH) output beats. Stage B (and R behind it) waits
- * only when it needs the builder while the builder is still busy with the
- * previous CNP.
+ * back, and never waits: a CNP it decides on is queued (REQ_DEPTH
+ * requests) for the CNP builder, which runs beside the pipeline: the
+ * extent division (15 cycles, MetaRoCE only), the frame and its ICRC (2
+ * cycles) and ceil(len / KEEP_WIDTH) output beats. The input is held, from
+ * registers alone, while the queue has no room for a request from each
+ * event in R and B and from one more.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low).
  *
@@ -203,18 +203,34 @@ wire [15:0] entry_pkts;
 wire [15:0] entry_ce_pkts;
 assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = b_entry_reg;
 
-// The CNP builder's copy of its event.
+// CNP requests from stage B, queued for the builder: B never waits, and
+// the input is held while the events in R and B could overfill the queue.
+// A request is packed here and unpacked below, nowhere else.
+localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 16 + 16;
+localparam REQ_DEPTH = 4;
+reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
+reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
+reg [2:0]           req_count_reg = 3'd0;
+wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
+wire [15:0]         req_pkts = req_head[31:16];
+wire [15:0]         req_ce_pkts = req_head[15:0];
+
+// The CNP builder's copy of its request.
 reg [2:0]   cnp_state_reg = CNP_IDLE, cnp_state_next;
-reg [63:0]  cnp_time_reg;
-reg         cnp_ipv6_reg;
-reg         cnp_vlan_valid_reg;
-reg [11:0]  cnp_vlan_id_reg;
-reg [47:0]  cnp_eth_dst_reg;
-reg [47:0]  cnp_eth_src_reg;
-reg [127:0] cnp_ip_src_reg;
-reg [127:0] cnp_ip_dst_reg;
-reg [15:0]  cnp_udp_sport_reg;
-reg [23:0]  cnp_dest_qp_reg;
+reg [REQ_WIDTH-1:0] cnp_req_reg;
+wire [63:0]  cnp_time;
+wire         cnp_ipv6;
+wire         cnp_vlan_valid;
+wire [11:0]  cnp_vlan_id;
+wire [47:0]  cnp_eth_dst;
+wire [47:0]  cnp_eth_src;
+wire [127:0] cnp_ip_src;
+wire [127:0] cnp_ip_dst;
+wire [15:0]  cnp_udp_sport;
+wire [23:0]  cnp_dest_qp;
+wire [31:0]  cnp_counts_unused;
+assign {cnp_time, cnp_ipv6, cnp_vlan_valid, cnp_vlan_id, cnp_eth_dst, cnp_eth_src, cnp_ip_src, cnp_ip_dst,
+        cnp_udp_sport, cnp_dest_qp, cnp_counts_unused} = cnp_req_reg;
 reg [15:0]  div_pkts_reg, div_pkts_next;
 reg [16:0]  div_rem_reg, div_rem_next;
 reg [EXTENT_BITS:0] extent_reg, extent_next;
@@ -243,14 +259,16 @@ wire [23:0] remote_qp = b_src_qp_valid ? b_src_qp : entry_remote_qp;
 // t - last_cnp >= interval, as last_cnp <= t - interval.
 wire        interval_passed = !entry_cnp_sent || $signed({1'b0, entry_last_cnp}) <= $signed(b_interval_start_reg);
 wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
-// Stage B waits while the builder is still busy with the previous CNP.
-wire        b_stall = send_cnp && cnp_state_reg != CNP_IDLE;
-wire        b_done = b_valid_reg && !b_stall;
-wire        r_move = !b_valid_reg || b_done;
+wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
+                               b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
+// The builder takes the queue's head when idle (registers only).
+wire        req_pop = cnp_state_reg == CNP_IDLE && req_count_reg != 3'd0;
+// Room for a request from each event in R and B and from one more.
+wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
 
 assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg;
-assign s_evt_ready = !init_reg && !s_qpctx_valid && !(r_valid_reg && !r_move);
-assign busy = init_reg || r_valid_reg || b_valid_reg || cnp_state_reg != CNP_IDLE;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
+assign busy = init_reg || r_valid_reg || b_valid_reg || req_count_reg != 3'd0 || cnp_state_reg != CNP_IDLE;
 wire   accept = s_evt_valid && s_evt_ready;
 wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
 
@@ -264,7 +282,7 @@ assign m_axis_tvalid = cnp_state_reg == CNP_SEND;
 assign m_axis_tdata = frame_padded[beat_reg * DATA_WIDTH +: DATA_WIDTH];
 assign m_axis_tlast = bytes_left <= KEEP_BYTES;
 assign m_axis_tkeep = m_axis_tlast ? ~({KEEP_WIDTH{1'b1}} << bytes_left) : {KEEP_WIDTH{1'b1}};
-assign m_axis_tuser = cnp_time_reg;
+assign m_axis_tuser = cnp_time;
 
 // Multi-byte header fields in wire order (first byte in bits 7:0).
 function [15:0] be16(input [15:0] v);
@@ -295,12 +313,12 @@ wire        div_bit = div_fits || (div_last && extent_reg[EXTENT_BITS-2:0] == 0)
 
 // The CNP fields (SPEC.md §6.3).
 wire [7:0]   tos = {cfg_cnp_dscp, 2'b00};
-wire [15:0]  l3_type = cnp_ipv6_reg ? 16'h86DD : 16'h0800;
+wire [15:0]  l3_type = cnp_ipv6 ? 16'h86DD : 16'h0800;
 wire [127:0] reserved = cfg_metaroce
     ? {96'd0, be16(extent_reg[15:0]), 16'h014D}
     : 128'd0;
-wire [95:0]  bth = {32'd0, be24(cnp_dest_qp_reg), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
-wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport_reg)};
+wire [95:0]  bth = {32'd0, be24(cnp_dest_qp), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
+wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport)};
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
 
@@ -310,21 +328,21 @@ wire [16:0] csum_once = {1'b0, csum_sum[15:0]} + {13'd0, csum_sum[19:16]};
 wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
 always @* begin
     csum_sum = {4'd0, 8'h45, tos} + 20'h0003C + 20'h04000 + 20'h04011
-        + {4'd0, cnp_ip_dst_reg[31:16]} + {4'd0, cnp_ip_dst_reg[15:0]}
-        + {4'd0, cnp_ip_src_reg[31:16]} + {4'd0, cnp_ip_src_reg[15:0]};
+        + {4'd0, cnp_ip_dst[31:16]} + {4'd0, cnp_ip_dst[15:0]}
+        + {4'd0, cnp_ip_src[31:16]} + {4'd0, cnp_ip_src[15:0]};
 end
 
-wire [159:0] ipv4 = {be32(cnp_ip_src_reg[31:0]), be32(cnp_ip_dst_reg[31:0]), be16(ipv4_checksum),
+wire [159:0] ipv4 = {be32(cnp_ip_src[31:0]), be32(cnp_ip_dst[31:0]), be16(ipv4_checksum),
                      8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd60), tos, 8'h45};
 wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
-wire [319:0] ipv6 = {be128(cnp_ip_src_reg), be128(cnp_ip_dst_reg), 8'h40, 8'h11, be16(16'd40),
+wire [319:0] ipv6 = {be128(cnp_ip_src), be128(cnp_ip_dst), 8'h40, 8'h11, be16(16'd40),
                      16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
 wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
 // Transport: UDP, BTH, reserved (36 bytes).
 wire [287:0] transport = {reserved, bth, udp};
 wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
-wire [111:0] eth = {be16(cnp_vlan_valid_reg ? 16'h8100 : l3_type), be48(cnp_eth_dst_reg), be48(cnp_eth_src_reg)};
-wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id_reg})};
+wire [111:0] eth = {be16(cnp_vlan_valid ? 16'h8100 : l3_type), be48(cnp_eth_dst), be48(cnp_eth_src)};
+wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
 
 // Stage A, stage B and the RAM.
 always @* begin
@@ -349,7 +367,7 @@ always @* begin
             wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
             wr_data = np_entry(1'b1, s_qpctx_remote, 1'b0, 64'd0, 16'd0, 16'd0);
         end
-    end else if (b_done) begin
+    end else if (b_valid_reg) begin
         wr_en = 1'b1;
         wr_data = send_cnp
             ? np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0)
@@ -373,14 +391,14 @@ always @* begin
 
     case (cnp_state_reg)
         CNP_IDLE: begin
-            if (b_done && send_cnp) begin
-                div_pkts_next = pkts_new;
-                div_rem_next = {1'b0, ce_pkts_new};
+            if (req_pop) begin
+                div_pkts_next = req_pkts;
+                div_rem_next = {1'b0, req_ce_pkts};
                 div_step_next = 4'd0;
                 extent_next = {1'b1, {EXTENT_BITS{1'b0}}};
                 if (!cfg_metaroce) begin
                     cnp_state_next = CNP_BUILD;
-                end else if (ce_pkts_new == pkts_new) begin
+                end else if (req_ce_pkts == req_pkts) begin
                     // The whole window was CE: exactly 1.0.
                     cnp_state_next = CNP_BUILD;
                 end else begin
@@ -398,16 +416,16 @@ always @* begin
             end
         end
         CNP_BUILD: begin
-            if (cnp_ipv6_reg) begin
+            if (cnp_ipv6) begin
                 crc_data_next = {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0};
-                frame_len_next = cnp_vlan_valid_reg ? 7'd98 : 7'd94;
-                frame_next = cnp_vlan_valid_reg
+                frame_len_next = cnp_vlan_valid ? 7'd98 : 7'd94;
+                frame_next = cnp_vlan_valid
                     ? {32'd0, transport, ipv6, vlan_tag, eth}
                     : {64'd0, transport, ipv6, eth};
             end else begin
                 crc_data_next = {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
-                frame_len_next = cnp_vlan_valid_reg ? 7'd78 : 7'd74;
-                frame_next = cnp_vlan_valid_reg
+                frame_len_next = cnp_vlan_valid ? 7'd78 : 7'd74;
+                frame_next = cnp_vlan_valid
                     ? {192'd0, transport, ipv4, vlan_tag, eth}
                     : {224'd0, transport, ipv4, eth};
             end
@@ -450,30 +468,27 @@ always @(posedge clk) begin
     beat_reg <= beat_next;
 
     // R takes the event; B takes R's with its word.
-    if (!r_valid_reg || r_move) begin
-        r_valid_reg <= accept_in_range;
-    end
+    r_valid_reg <= accept_in_range;
     if (accept_in_range) begin
         r_evt_reg <= s_evt_word;
     end
-    if (r_move) begin
-        b_valid_reg <= r_valid_reg;
-        b_evt_reg <= r_evt_reg;
-        b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
-        b_entry_reg <= wr_en && wr_addr == r_qp ? wr_data : entry;
-    end
+    b_valid_reg <= r_valid_reg;
+    b_evt_reg <= r_evt_reg;
+    b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
+    b_entry_reg <= wr_en && wr_addr == r_qp ? wr_data : entry;
 
-    if (cnp_state_reg == CNP_IDLE && b_done && send_cnp) begin
-        cnp_time_reg <= b_time;
-        cnp_ipv6_reg <= b_ipv6;
-        cnp_vlan_valid_reg <= b_vlan_valid;
-        cnp_vlan_id_reg <= b_vlan_id;
-        cnp_eth_dst_reg <= b_eth_dst;
-        cnp_eth_src_reg <= b_eth_src;
-        cnp_ip_src_reg <= b_ip_src;
-        cnp_ip_dst_reg <= b_ip_dst;
-        cnp_udp_sport_reg <= b_udp_sport;
-        cnp_dest_qp_reg <= remote_qp;
+    // The request queue.
+    if (send_cnp) begin
+        req_mem[req_wr_ptr_reg] <= req_in;
+        req_wr_ptr_reg <= req_wr_ptr_reg + 2'd1;
+    end
+    if (req_pop) begin
+        req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
+    end
+    req_count_reg <= req_count_reg + {2'd0, send_cnp} - {2'd0, req_pop};
+
+    if (req_pop) begin
+        cnp_req_reg <= req_head;
     end
 
     if (rst) begin
@@ -481,6 +496,9 @@ always @(posedge clk) begin
         init_addr_reg <= 0;
         r_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
+        req_wr_ptr_reg <= 2'd0;
+        req_rd_ptr_reg <= 2'd0;
+        req_count_reg <= 3'd0;
         cnp_state_reg <= CNP_IDLE;
     end
 end
