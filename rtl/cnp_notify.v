@@ -176,6 +176,14 @@ endfunction
 // a register but the forwarding.
 wire [NP_ENTRY_WIDTH-1:0] entry;
 reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
+// When B's event sent a CNP for the QP of the event behind it, R forwards
+// the word as if it had not (no CNP decision on the path) and these make
+// it the sent word at B: the CNP's tick, counts cleared.
+reg                      b_fwd_sent_reg = 1'b0;
+reg  [63:0]              b_sent_time_reg;
+wire [NP_ENTRY_WIDTH-1:0] b_word = b_fwd_sent_reg
+    ? np_entry(b_entry_reg[NP_ENTRY_WIDTH-1], b_entry_reg[NP_ENTRY_WIDTH-2 -: 24], 1'b1, b_sent_time_reg, 16'd0, 16'd0)
+    : b_entry_reg;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
@@ -201,7 +209,7 @@ wire        entry_cnp_sent;
 wire [63:0] entry_last_cnp;
 wire [15:0] entry_pkts;
 wire [15:0] entry_ce_pkts;
-assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = b_entry_reg;
+assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = b_word;
 
 // CNP requests from stage B, queued for the builder: B never waits, and
 // the input is held while the events in R and B could overfill the queue.
@@ -259,6 +267,11 @@ wire [23:0] remote_qp = b_src_qp_valid ? b_src_qp : entry_remote_qp;
 // t - last_cnp >= interval, as last_cnp <= t - interval.
 wire        interval_passed = !entry_cnp_sent || $signed({1'b0, entry_last_cnp}) <= $signed(b_interval_start_reg);
 wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
+// B's word after its event: counted, or the sent word when send_cnp.
+wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp,
+                                                  pkts_new, ce_pkts_new);
+wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
+wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
 // The builder takes the queue's head when idle (registers only).
@@ -369,9 +382,7 @@ always @* begin
         end
     end else if (b_valid_reg) begin
         wr_en = 1'b1;
-        wr_data = send_cnp
-            ? np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0)
-            : np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, pkts_new, ce_pkts_new);
+        wr_data = send_cnp ? sent_word : counted_word;
     end
 
     rd_en = accept_in_range;
@@ -475,7 +486,9 @@ always @(posedge clk) begin
     b_valid_reg <= r_valid_reg;
     b_evt_reg <= r_evt_reg;
     b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
-    b_entry_reg <= wr_en && wr_addr == r_qp ? wr_data : entry;
+    b_entry_reg <= fwd_from_b ? counted_word : entry;
+    b_fwd_sent_reg <= fwd_from_b && send_cnp;
+    b_sent_time_reg <= b_time;
 
     // The request queue.
     if (send_cnp) begin
@@ -496,6 +509,7 @@ always @(posedge clk) begin
         init_addr_reg <= 0;
         r_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
+        b_fwd_sent_reg <= 1'b0;
         req_wr_ptr_reg <= 2'd0;
         req_rd_ptr_reg <= 2'd0;
         req_count_reg <= 3'd0;

@@ -25,9 +25,10 @@
  *      was the same QP);
  *   L  the word registered: the ticks' differences to the event's tick,
  *      the headroom to line rate, the stage counts of the next increases;
- *   M  the products: the next increases' target steps, alpha decayed;
+ *   M  the products: the next increases' target steps, alpha * g;
  *   K  the catch-up loop: one timer increase a cycle, one alpha decay
- *      every two (its product registered alone), on K's registers, each step
+ *      every three (its product, then its difference, registered), on K's
+ *      registers, each step
  *      short (compares are signs of differences, the next increase and
  *      alpha's next decay are ready in registers); then a sent-bytes event
  *      is applied (byte counter, its increase);
@@ -253,14 +254,12 @@ function [97:0] increase(
     end
 endfunction
 
-// alpha * (1 - g), the product rounded up so alpha reaches 0 (alpha <= 2^15
-// and g <= 2^10, so bit 26 is never set).
-function [15:0] alpha_decay(input [15:0] alpha, input [10:0] g);
-    reg [26:0] product;
-    begin
-        product = alpha * g;
-        alpha_decay = alpha - product[25:10] - {15'd0, product[9:0] != 10'd0};
-    end
+// alpha * (1 - g) = alpha - alpha * g / 2^10, the product rounded up so
+// alpha reaches 0 (alpha <= 2^15 and g <= 2^10, so bit 26 is never set).
+// The product (a MULT18X18D, 3 ns on an ECP5) is registered before the
+// subtraction.
+function [15:0] alpha_less(input [15:0] alpha, input [26:0] product);
+    alpha_less = alpha - product[25:10] - {15'd0, product[9:0] != 10'd0};
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
 
@@ -335,9 +334,9 @@ reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
 reg [7:0]                m_inc_steps_reg;
 reg [32:0]               m_bytes_sum_reg;
-// alpha after one decay, from its own multiplier: K's loads it, so no
+// alpha * g, from its own multiplier: K's load subtracts it, so no
 // handshake selects a multiplier's input.
-reg [15:0]               m_alpha_decayed_reg;
+reg [26:0]               m_alpha_product_reg;
 
 // K: the catch-up loop's state.
 reg                      k_valid_reg = 1'b0;
@@ -366,11 +365,13 @@ reg [64:0]               k_due_order_reg;
 reg [32:0]               k_headroom_reg;
 reg                      k_alpha_nonzero_reg;
 reg [15:0]               k_alpha_decayed_reg;
-// alpha_decay(k_alpha_decayed_reg), registered every cycle (the loop's
-// multiplier alone in its cycle); fresh once k_alpha_decayed_reg has held
-// for a cycle, so an alpha step takes two cycles.
+// The decay of k_alpha_decayed_reg: its product, then its difference,
+// each registered every cycle (the loop's multiplier alone in its cycle);
+// fresh once k_alpha_decayed_reg has held for two cycles, so an alpha step
+// takes three.
+reg [26:0]               k_alpha_product_reg;
 reg [15:0]               k_alpha_decayed2_reg;
-reg                      k_decay_fresh_reg = 1'b0;
+reg [1:0]                k_decay_age_reg = 2'd0;
 // Timer stage after the next timer increase, byte stage after the next byte step.
 reg [7:0]                k_timer_next_reg;
 reg [7:0]                k_byte_next_reg;
@@ -569,7 +570,7 @@ wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 3
 wire [41:0] k_inc_next = increase_next(k_timer_stage_reg, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
     cfg_threshold, cfg_ai_rate, cfg_hai_rate);
 wire        k_at_line = k_rate_reg == cfg_line_rate && k_headroom_reg == 33'd0;
-wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first && k_decay_fresh_reg;
+wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first && k_decay_age_reg == 2'd2;
 wire        k_timer_step = k_valid_reg && k_expiry_due && !k_alpha_first && qvc_move;
 wire        k_byte_step = !k_cnp_reg && k_running_reg && k_byte_step_reg;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
@@ -690,7 +691,7 @@ always @(posedge clk) begin
         m_byte_next_reg <= l_byte_next;
         {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
-        m_alpha_decayed_reg <= alpha_decay(l_alpha_reg, cfg_g);
+        m_alpha_product_reg <= l_alpha_reg * cfg_g;
     end
 
     // K.
@@ -718,7 +719,7 @@ always @(posedge clk) begin
         k_due_order_reg <= m_due_order_reg;
         k_headroom_reg <= m_headroom_reg;
         k_alpha_nonzero_reg <= m_alpha_reg != 16'd0;
-        k_alpha_decayed_reg <= m_alpha_decayed_reg;
+        k_alpha_decayed_reg <= alpha_less(m_alpha_reg, m_alpha_product_reg);
         k_timer_next_reg <= m_timer_next_reg;
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
@@ -751,8 +752,13 @@ always @(posedge clk) begin
     end
 
     // The loop's next decay, every cycle.
-    k_alpha_decayed2_reg <= alpha_decay(k_alpha_decayed_reg, cfg_g);
-    k_decay_fresh_reg <= !front_move && !k_alpha_step;
+    k_alpha_product_reg <= k_alpha_decayed_reg * cfg_g;
+    k_alpha_decayed2_reg <= alpha_less(k_alpha_decayed_reg, k_alpha_product_reg);
+    if (front_move || k_alpha_step) begin
+        k_decay_age_reg <= 2'd0;
+    end else if (k_decay_age_reg != 2'd2) begin
+        k_decay_age_reg <= k_decay_age_reg + 2'd1;
+    end
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin

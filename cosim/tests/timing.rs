@@ -15,7 +15,7 @@ const FLOOR_MHZ: f64 = 156.25;
 /// Blocks still short of [`FLOOR_MHZ`] (issue 15 is open), with a floor
 /// below their measured figure that keeps them from slipping meanwhile: the
 /// congestion-notification block 65.25 MHz after its reaction point's first
-/// re-pipelining (23.15 MHz before), 94.62 MHz since the catch-up loop's alpha
+/// re-pipelining (23.15 MHz before), 94.17 MHz since the catch-up loop's alpha
 /// decay has its multiply in a cycle of its own and the notification point
 /// registers its state RAM's word and queues its CNPs, the
 /// re-pipelined pacer about 120 MHz, 107 MHz since its re-timing of waiting
