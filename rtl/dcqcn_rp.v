@@ -39,7 +39,7 @@
  * while the rate output takes. An event waits in A while a later stage
  * holds an event of its QP that may change the word (not a sent-bytes
  * event of a QP whose timers are stopped), so every read sees the QP's
- * last write; the wait is at most 7 cycles.
+ * last write; the wait is 7 cycles plus any catch-up of that event in K.
  *
  * | port               | width | meaning                                          |
  * |--------------------|-------|--------------------------------------------------|

@@ -5,10 +5,10 @@
 
 /*
  * Per-QP read-modify-write with forwarding: the state RAM (qp_state_ram.v)
- * of a two-stage pipeline. Stage A reads the word of the event it takes;
- * stage B, a cycle later, finds it on `entry`, updates it and writes it
- * back. When stage B wrote the same QP in the cycle of the read, the RAM
- * returned the word from before that write: `entry` is then the word
+ * of a pipeline. Stage A reads the word of the event it takes; the stage
+ * a cycle later (R in both points) finds it on `entry`, and a later stage
+ * writes it back. When a write of the same QP came in the cycle of the
+ * read, the RAM returned the word from before that write: `entry` is then the word
  * written, so back-to-back events of one QP see each other's updates.
  *
  * | port     | width      | meaning                                        |
