@@ -168,6 +168,12 @@ function [NP_ENTRY_WIDTH-1:0] np_entry(
 );
     np_entry = {remote_valid, remote_qp, cnp_sent, last_cnp, pkts, ce_pkts};
 endfunction
+// A word after a CNP sent at `tick`: its remote kept, counts cleared.
+/* verilator lint_off UNUSEDSIGNAL */
+function [NP_ENTRY_WIDTH-1:0] sent_entry(input [NP_ENTRY_WIDTH-1:0] word, input [63:0] tick);
+    sent_entry = np_entry(word[NP_ENTRY_WIDTH-1], word[NP_ENTRY_WIDTH-2 -: 24], 1'b1, tick, 16'd0, 16'd0);
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
 
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
 // `entry` (forwarded from the write of the read's cycle) and registers it,
@@ -181,9 +187,7 @@ reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 // it the sent word at B: the CNP's tick, counts cleared.
 reg                      b_fwd_sent_reg = 1'b0;
 reg  [63:0]              b_sent_time_reg;
-wire [NP_ENTRY_WIDTH-1:0] b_word = b_fwd_sent_reg
-    ? np_entry(b_entry_reg[NP_ENTRY_WIDTH-1], b_entry_reg[NP_ENTRY_WIDTH-2 -: 24], 1'b1, b_sent_time_reg, 16'd0, 16'd0)
-    : b_entry_reg;
+wire [NP_ENTRY_WIDTH-1:0] b_word = b_fwd_sent_reg ? sent_entry(b_entry_reg, b_sent_time_reg) : b_entry_reg;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
@@ -270,7 +274,7 @@ wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
 // B's word after its event: counted, or the sent word when send_cnp.
 wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp,
                                                   pkts_new, ce_pkts_new);
-wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
+wire [NP_ENTRY_WIDTH-1:0] sent_word = sent_entry(b_word, b_time);
 wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
@@ -361,7 +365,6 @@ wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
 always @* begin
     init_next = init_reg;
     init_addr_next = init_addr_reg;
-    rd_en = 1'b0;
     wr_en = 1'b0;
     wr_addr = b_qp;
     wr_data = {NP_ENTRY_WIDTH{1'b0}};
@@ -497,12 +500,9 @@ always @(posedge clk) begin
     end
     if (req_pop) begin
         req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
-    end
-    req_count_reg <= req_count_reg + {2'd0, send_cnp} - {2'd0, req_pop};
-
-    if (req_pop) begin
         cnp_req_reg <= req_head;
     end
+    req_count_reg <= req_count_reg + {2'd0, send_cnp} - {2'd0, req_pop};
 
     if (rst) begin
         init_reg <= 1'b1;

@@ -14,6 +14,10 @@ fn send(time: u64, qp: u32, len: u32) -> PacerCommand {
     PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) }
 }
 
+fn rate(time: u64, qp: u32, kbps: u32) -> PacerCommand {
+    PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None }
+}
+
 #[test]
 fn byte_times() {
     // 100 Gb/s: 0.08 ns per byte, rounded up.
@@ -27,7 +31,7 @@ fn backlog(packets: usize) -> (Pacer, Vec<Release>) {
     let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 0));
     let mut out = Vec::new();
     // 10 Gb/s: 1000 bytes every 800 ns.
-    p.command(&PacerCommand { time: 0, qp: 3, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+    p.command(&rate(0, 3, 10_000_000), &mut out);
     for _ in 0..packets {
         p.command(&send(0, 3, 1000), &mut out);
     }
@@ -48,7 +52,7 @@ fn the_burst_allowance_lets_a_qp_run_ahead() {
     let r = regs(100_000, 2000);
     let mut p = Pacer::new(PacerGeometry::default(), &r);
     let mut out = Vec::new();
-    p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+    p.command(&rate(0, 0, 10_000_000), &mut out);
     for _ in 0..4 {
         p.command(&send(0, 0, 1000), &mut out);
     }
@@ -66,7 +70,7 @@ fn a_full_pacer_refuses() {
     let mut p = Pacer::new(geometry, &r);
     let mut out = Vec::new();
     // 1 Gb/s: the second packet waits 512 ns, the third finds no room.
-    p.command(&PacerCommand { time: 0, qp: 1, rate_kbps: Some(1_000_000), send_len: None }, &mut out);
+    p.command(&rate(0, 1, 1_000_000), &mut out);
     for _ in 0..3 {
         p.command(&send(0, 1, 64), &mut out);
     }
@@ -82,7 +86,7 @@ fn a_slow_qp_parks_beyond_the_horizon() {
     let r = regs(100_000, 0);
     let mut p = Pacer::new(PacerGeometry::default(), &r);
     let mut out = Vec::new();
-    p.command(&PacerCommand { time: 0, qp: 0, rate_kbps: Some(1000), send_len: None }, &mut out);
+    p.command(&rate(0, 0, 1000), &mut out);
     p.command(&send(0, 0, 100), &mut out);
     p.command(&send(0, 0, 100), &mut out);
     p.flush(&mut out);
@@ -110,17 +114,13 @@ fn a_later_packet_never_goes_ahead_of_one_waiting_to_cascade() {
     // there behind the second, not in level 0 ahead of it.
     let mut p = Pacer::new(PacerGeometry::default(), &regs(100_000, 64));
     let mut out = Vec::new();
-    p.command(&PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None }, &mut out);
+    p.command(&rate(0, 7, 10_000_000), &mut out);
     for (time, len) in [(0, 25_030), (0, 64), (6400, 65), (6400, 66)] {
         p.command(&send(time, 7, len), &mut out);
     }
     p.flush(&mut out);
     let lens: Vec<u32> = out.iter().map(|r| r.len).collect();
     assert_eq!(lens, [25_030, 64, 65, 66]);
-}
-
-fn rate(time: u64, qp: u32, kbps: u32) -> PacerCommand {
-    PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None }
 }
 
 /// QP 5 at 10 Mb/s: a 4096-byte packet at 0 (it leaves at once), the
