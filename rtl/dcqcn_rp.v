@@ -12,8 +12,9 @@
  *
  * Timers catch up lazily: each QP's RAM word holds the tick of its next
  * alpha update and next timer increase. An event for a QP first works off
- * the expiries up to the event's tick, one at a time (alpha first on a
- * tie), each rate change stamped with its expiry tick; then it applies the
+ * the expiries up to the event's tick in closed form (chunks of 2^j
+ * expiries, about 2 log2(n) cycles for n), with one rate change, stamped
+ * with the last increase's tick, when the rates moved; then it applies the
  * event. The alpha timer stops at alpha 0; a QP at line rate with alpha 0
  * stops both. Every sent-bytes event ends in one transaction that hands the
  * packet on to the pacer (m_rate_sent): its byte-counter step, or trigger 3
@@ -25,13 +26,12 @@
  *      was the same QP);
  *   L  the word registered: the ticks' differences to the event's tick,
  *      the headroom to line rate, the stage counts of the next increases;
- *   M  the products: the next increases' target steps, alpha * g;
- *   K  the catch-up loop: one timer increase a cycle, one alpha decay
- *      every three (its product, then its difference, registered), on K's
- *      registers, each step
- *      short (compares are signs of differences, the next increase and
- *      alpha's next decay are ready in registers); then a sent-bytes event
- *      is applied (byte counter, its increase);
+ *   M  the products: the next increases' target steps;
+ *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
+ *      like steps a cycle, alpha decays a chunk every three cycles (its
+ *      entry in the table of (1 - g)^(2^j), the product, the shift), the
+ *      two side by side; then a sent-bytes event is applied (byte counter,
+ *      its increase);
  *   Q, V, C  a CNP's cut: products, sums, compares; C hands out the rate
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
@@ -40,6 +40,9 @@
  * holds an event of its QP that may change the word (not a sent-bytes
  * event of a QP whose timers are stopped), so every read sees the QP's
  * last write; the wait is 7 cycles plus any catch-up of that event in K.
+ * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks per run of
+ * like increases (fast recovery, additive, each hyper step while the timer
+ * stage is below the byte stage, the rest), whatever the gap.
  *
  * | port               | width | meaning                                          |
  * |--------------------|-------|--------------------------------------------------|
@@ -202,6 +205,38 @@ function [41:0] increase_next(
     end
 endfunction
 
+// How many timer increases from timer stage `t` on are like the one at `t`
+// (same kind and target step; the byte stage holds during a catch-up):
+// {all of them, how many}.
+function [9:0] like_increases(input [7:0] t, input [7:0] byte_stage, input [7:0] threshold, input [1:0] stage);
+    begin
+        case (stage)
+            // high < F: until t reaches F.
+            STAGE_FAST_RECOVERY: like_increases = {2'b00, threshold - t};
+            // t <= F here; hyper once t passes F if the byte stage is past it too.
+            STAGE_ADDITIVE_INCREASE: like_increases = byte_stage > threshold
+                ? {1'b0, {1'b0, threshold} - {1'b0, t} + 9'd1} : {1'b1, 9'd0};
+            // low = t: each step adds R_HAI more until t reaches the byte stage.
+            STAGE_HYPER_INCREASE: like_increases = t < byte_stage ? {1'b0, 9'd1} : {1'b1, 9'd0};
+            default: like_increases = {1'b1, 9'd0};
+        endcase
+    end
+endfunction
+
+// Entry `index` of the alpha table, as a multiplexer (a computed part-select
+// base would synthesize as a multiplier and shifter).
+function [16:0] keep_entry(input [16*17-1:0] table_bits, input [3:0] index);
+    integer i;
+    begin
+        keep_entry = 17'd0;
+        for (i = 0; i < 16; i = i + 1) begin
+            if (index == i[3:0]) begin
+                keep_entry = table_bits[i*17 +: 17];
+            end
+        end
+    end
+endfunction
+
 // One increase: the target steps up by `add` to at most line rate
 // (headroom = line - target), the rate to (target + rate) / 2 rounded up
 // (so it reaches the target). Returns {changed, rate, target, headroom}.
@@ -327,16 +362,11 @@ reg [7:0]                m_byte_stage_reg;
 reg                      m_keeps_reg;
 reg [64:0]               m_alpha_left_reg;
 reg [64:0]               m_increase_left_reg;
-reg [64:0]               m_due_order_reg;
 reg [32:0]               m_headroom_reg;
-reg [7:0]                m_timer_next_reg;
 reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
 reg [7:0]                m_inc_steps_reg;
 reg [32:0]               m_bytes_sum_reg;
-// alpha * g, from its own multiplier: K's load subtracts it, so no
-// handshake selects a multiplier's input.
-reg [26:0]               m_alpha_product_reg;
 
 // K: the catch-up loop's state.
 reg                      k_valid_reg = 1'b0;
@@ -357,23 +387,11 @@ reg [31:0]               k_bytes_reg;
 reg [7:0]                k_timer_stage_reg;
 reg [7:0]                k_byte_stage_reg;
 reg                      k_keeps_reg;
-// Event tick - alpha_due, event tick - increase_due, increase_due - alpha_due
-// (signed): expired and ordered by their signs.
+// Event tick - alpha_due, event tick - increase_due (signed): expired by
+// their signs.
 reg [64:0]               k_alpha_left_reg;
 reg [64:0]               k_increase_left_reg;
-reg [64:0]               k_due_order_reg;
 reg [32:0]               k_headroom_reg;
-reg                      k_alpha_nonzero_reg;
-reg [15:0]               k_alpha_decayed_reg;
-// The decay of k_alpha_decayed_reg: its product, then its difference,
-// each registered every cycle (the loop's multiplier alone in its cycle);
-// fresh once k_alpha_decayed_reg has held for two cycles, so an alpha step
-// takes three.
-reg [26:0]               k_alpha_product_reg;
-reg [15:0]               k_alpha_decayed2_reg;
-reg [1:0]                k_decay_age_reg = 2'd0;
-// Timer stage after the next timer increase, byte stage after the next byte step.
-reg [7:0]                k_timer_next_reg;
 reg [7:0]                k_byte_next_reg;
 // The next increase, a timer's or the byte counter's: its kind comes from
 // the stage counts before it counts.
@@ -381,6 +399,32 @@ reg [1:0]                k_inc_stage_reg;
 reg [39:0]               k_inc_add_reg;
 reg                      k_byte_step_reg;
 reg [31:0]               k_bytes_sum_reg;
+// 2^j * the timer increases' target step (their chunk's j in
+// rp_catch_up_chunk).
+reg [41:0]               k_inc_chunk_add_reg;
+// The catch-up moved the rates (one rate change to hand out), and the
+// kind of its last increase.
+reg                      k_timer_changed_reg;
+reg [1:0]                k_timer_kind_reg;
+// An alpha decays' chunk in three cycles: phase 0 takes its table entry,
+// 1 the product alpha * keep, 2 the shift.
+reg [1:0]                k_alpha_phase_reg;
+reg [16:0]               k_alpha_keep_reg;
+reg [15:0]               k_alpha_product_reg;
+
+// The alpha chunks' table: (1 - g)^(2^j) in Q16 for j = 0..15 (SPEC.md
+// §6.4), entry 0 (1024 - g) * 64, each next the square of the one before
+// rounded to nearest; one entry every three cycles from one multiplier
+// (the entry, its square, the write, each registered), so the table follows
+// g within 90 cycles (the reset sweep waits for it).
+localparam KEEP_STEPS = 16;
+reg [KEEP_STEPS*17-1:0]  keep_table_reg = 0;
+reg [3:0]                keep_fill_reg = 4'd0;
+reg [1:0]                keep_phase_reg = 2'd0;
+reg [16:0]               keep_from_reg;
+reg [33:0]               keep_square_reg;
+reg [6:0]                keep_age_reg = 7'd0;
+integer                  keep_i;
 
 // Q, V, C: items in order. An item hands out a rate change (emit), writes
 // a QP's word back (write), or is a CNP still to apply (cnp: both).
@@ -405,7 +449,6 @@ reg [63:0]               q_increase_due_reg;
 reg [31:0]               q_bytes_reg;
 reg [7:0]                q_timer_stage_reg;
 reg [7:0]                q_byte_stage_reg;
-reg [15:0]               q_alpha_decayed_reg;
 reg                      q_use_extent_reg;
 reg [15:0]               q_extent_reg;
 reg                      q_cut_held_reg;
@@ -431,7 +474,7 @@ reg [63:0]               v_increase_due_reg;
 reg [31:0]               v_bytes_reg;
 reg [7:0]                v_timer_stage_reg;
 reg [7:0]                v_byte_stage_reg;
-reg [15:0]               v_alpha_decayed_reg;
+reg [26:0]               v_alpha_product_reg;
 reg                      v_cut_held_reg;
 reg [15:0]               v_cut_low_reg;
 reg [31:0]               v_cut_high_reg;
@@ -503,16 +546,18 @@ assign m_rate_sent = m_rate_sent_reg;
 assign m_rate_len = m_rate_len_reg;
 
 // ---------------------------------------------------------------------------
-// K's step (registered compares only).
-wire k_alpha_first = k_alpha_nonzero_reg && !k_due_order_reg[64];
-wire k_expiry_due = k_running_reg && (k_alpha_first ? !k_alpha_left_reg[64] : !k_increase_left_reg[64]);
+// K's catch-up state: expiries due are the signs of the differences.
+wire k_inc_due = k_running_reg && !k_increase_left_reg[64];
+wire k_alpha_due = k_running_reg && k_alpha_reg != 16'd0 && !k_alpha_left_reg[64];
+wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 
 // Handshakes. Q, V and C move together while the rate output takes; K
-// hands them an item (a timer increase's change, or its event) only then;
+// hands them an item (the catch-up's rate change, or its event) only then;
 // A, R, L and M move together while K is empty or hands its event on.
 wire out_free = !m_rate_valid_reg || m_rate_ready;
 wire qvc_move = !c_valid_reg || out_free;
-wire k_done = k_valid_reg && !k_expiry_due && qvc_move;
+wire k_timer_emit = k_valid_reg && !k_catching && k_timer_changed_reg && qvc_move;
+wire k_done = k_valid_reg && !k_catching && !k_timer_changed_reg && qvc_move;
 wire front_move = !k_valid_reg || k_done;
 wire a_hazard = (r_valid_reg && r_qp_reg == a_qp_reg)
     || (l_valid_reg && !(!l_cnp_reg && !l_running_reg) && l_qp_reg == a_qp_reg)
@@ -553,8 +598,18 @@ qp_rmw_pipe #(
 
 // ---------------------------------------------------------------------------
 // L's logic.
-wire [7:0] l_timer_next = sat_inc(l_timer_stage_reg);
 wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
+
+// M's logic: the next increase's target step.
+wire [39:0] m_inc_add = increase_add(m_inc_stage_reg, m_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+
+// ---------------------------------------------------------------------------
+// The alpha chunks' table, one entry a cycle.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [33:0] keep_rounded = keep_square_reg + 34'h8000;
+/* verilator lint_on UNUSEDSIGNAL */
+wire        keep_ready = keep_age_reg == 7'd127;
+wire        init_at_last = {{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1;
 
 // ---------------------------------------------------------------------------
 // K's logic: the step, and a sent-bytes event applied.
@@ -565,14 +620,123 @@ wire        k_inc_changed = k_inc[97];
 wire [31:0] k_inc_rate = k_inc[96:65];
 wire [31:0] k_inc_target = k_inc[64:33];
 wire [32:0] k_inc_headroom = k_inc[32:0];
-wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && !k_alpha_nonzero_reg;
-// After a timer increase, the next increase's target step.
-wire [41:0] k_inc_next = increase_next(k_timer_stage_reg, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
+wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_reg == 16'd0;
+wire        k_at_line = k_headroom_reg == 33'd0;
+// The catch-up leaves a QP at line rate with alpha 0: its timers stop.
+wire        k_converged = k_rate_reg == cfg_line_rate && k_at_line && k_alpha_reg == 16'd0;
+wire        k_running_now = k_running_reg && !k_converged;
+wire        k_byte_step = !k_cnp_reg && k_running_now && k_byte_step_reg;
+
+// The two timers' chunks.
+wire [6:0]  k_inc_j;
+wire [64:0] k_inc_span;
+wire        k_chunk_in_time;
+wire        k_inc_climb;
+wire        k_inc_fall;
+wire        k_inc_chunk;
+wire        k_inc_halve;
+wire        k_chunk_ends_run;
+rp_catch_up_chunk inc_chunk_inst (
+    .clk(clk),
+    .load(front_move),
+    .take(k_inc_chunk),
+    .restart(k_chunk_ends_run),
+    .halve(k_inc_halve),
+    .period(cfg_time_reset),
+    .left(k_increase_left_reg[63:0]),
+    .j(k_inc_j),
+    .span(k_inc_span),
+    .in_time(k_chunk_in_time),
+    .climb(k_inc_climb),
+    .fall(k_inc_fall)
+);
+wire [6:0]  k_alpha_j;
+wire [64:0] k_alpha_span;
+wire        k_alpha_in_time;
+wire        k_alpha_halve;
+/* verilator lint_off UNUSEDSIGNAL */
+wire        k_alpha_climb;
+wire        k_alpha_fall;
+/* verilator lint_on UNUSEDSIGNAL */
+rp_catch_up_chunk alpha_chunk_inst (
+    .clk(clk),
+    .load(front_move),
+    .take(k_alpha_phase_reg == 2'd2),
+    .restart(1'b0),
+    .halve(k_alpha_halve),
+    .period(cfg_alpha_period),
+    .left(k_alpha_left_reg[63:0]),
+    .j(k_alpha_j),
+    .span(k_alpha_span),
+    .in_time(k_alpha_in_time),
+    .climb(k_alpha_climb),
+    .fall(k_alpha_fall)
+);
+
+// Timer increases (SPEC.md §6.4 step 1): a chunk is 2^j like steps, all due
+// when the event's tick is (2^j - 1) periods past the next expiry, none
+// crossing line rate. j climbs while chunks fit and falls through the
+// binary digits of the rest; after a chunk that ends its run of like
+// steps, the next kind is taken and j starts again from 0. 2^j steps of
+// target step a leave Rt + 2^j * a and Rt - Rc = a + floor((Rt - Rc - a) /
+// 2^(2^j)) (each step halves the distance, rounding down); j = 0 is the
+// single step `increase` (which also takes the last one up to line rate).
+wire [9:0]  k_like = like_increases(k_timer_stage_reg, k_byte_stage_reg, cfg_threshold, k_inc_stage_reg);
+wire        k_like_all = k_like[9];
+wire        k_chunk_small = k_inc_j <= 7'd8;
+wire [8:0]  k_chunk_size = 9'd1 << k_inc_j[3:0];
+wire        k_chunk_like = k_inc_j == 7'd0 || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
+assign      k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
+wire        k_chunk_below_line = k_inc_j == 7'd0 || k_at_line
+    || {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
+assign      k_inc_chunk = k_valid_reg && k_inc_due && k_chunk_in_time && k_chunk_like && k_chunk_below_line;
+assign      k_inc_halve = k_valid_reg && k_inc_due && !k_inc_chunk && k_inc_j != 7'd0;
+// A chunk of j >= 1: its step is below 2^31 (2^j steps fit below line rate).
+wire [31:0] k_step = k_at_line ? 32'd0 : k_inc_add_reg[31:0];
+wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
+wire [31:0] k_gap = k_target_reg - k_rate_reg;
+wire [33:0] k_gap_less = {2'd0, k_gap} - {2'd0, k_step};
+/* verilator lint_off UNUSEDSIGNAL */
+reg  [33:0] k_gap_halved;
+always @* begin
+    case (k_inc_j)
+        7'd1: k_gap_halved = $signed(k_gap_less) >>> 2;
+        7'd2: k_gap_halved = $signed(k_gap_less) >>> 4;
+        7'd3: k_gap_halved = $signed(k_gap_less) >>> 8;
+        7'd4: k_gap_halved = $signed(k_gap_less) >>> 16;
+        7'd5: k_gap_halved = $signed(k_gap_less) >>> 32;
+        default: k_gap_halved = {34{k_gap_less[33]}};
+    endcase
+end
+wire [31:0] k_chunk_gap = k_step + k_gap_halved[31:0];
+wire [31:0] k_chunk_target = k_target_reg + k_chunk_add;
+wire [31:0] k_chunk_rate = k_chunk_target - k_chunk_gap;
+wire [31:0] k_next_rate = k_inc_j == 7'd0 ? k_inc_rate : k_chunk_rate;
+wire [31:0] k_next_target = k_inc_j == 7'd0 ? k_inc_target : k_chunk_target;
+wire [32:0] k_next_headroom = k_inc_j == 7'd0 ? k_inc_headroom : k_headroom_reg - {1'b0, k_chunk_add};
+// A chunk moves the rates unless the target stays and Rt - Rc - a is 0 or
+// -1 (the shift's fixed points), read before the sums.
+wire        k_chunk_changed = k_inc_j == 7'd0 ? k_inc_changed
+    : k_chunk_add != 32'd0 || !(k_gap_less == 34'd0 || &k_gap_less);
+wire [8:0]  k_stage_sum = {1'b0, k_timer_stage_reg} + k_chunk_size;
+wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_stage_sum[7:0];
+// After a chunk that ends its run: the next kind, from its last step's count.
+wire [8:0]  k_last_count = k_stage_sum - 9'd1;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [41:0] k_run_next = increase_next(k_last_count[7:0], k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
     cfg_threshold, cfg_ai_rate, cfg_hai_rate);
-wire        k_at_line = k_rate_reg == cfg_line_rate && k_headroom_reg == 33'd0;
-wire        k_alpha_step = k_valid_reg && k_expiry_due && k_alpha_first && k_decay_age_reg == 2'd2;
-wire        k_timer_step = k_valid_reg && k_expiry_due && !k_alpha_first && qvc_move;
-wire        k_byte_step = !k_cnp_reg && k_running_reg && k_byte_step_reg;
+
+// Alpha decays: a chunk of 2^j keeps (1 - g)^(2^j) from the table (entry 15
+// from j = 15 on): the entry registered, alpha * keep registered, then
+// shifted; until alpha is 0.
+wire [3:0]  k_keep_index = k_alpha_j > 7'd15 ? 4'd15 : k_alpha_j[3:0];
+wire [16:0] k_keep = keep_entry(keep_table_reg, k_keep_index);
+/* verilator lint_off UNUSEDSIGNAL */
+wire [32:0] k_alpha_chunk_product = k_alpha_reg * k_alpha_keep_reg;
+/* verilator lint_on UNUSEDSIGNAL */
+wire        k_alpha_take = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && k_alpha_in_time;
+assign      k_alpha_halve = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && !k_alpha_in_time
+    && k_alpha_j != 7'd0;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
 // cut does not cut (it still counts for alpha). Until the first timer increase after a cut,
 // increase_due - T is that cut's tick; P <= T, so a CNP after that increase
@@ -620,12 +784,30 @@ wire [31:0] c_cnp_target = c_first_cut_reg ? c_cnp_rate : c_clamp_target_reg ? c
 wire        c_cnp_absorbed = c_cnp_reg && c_cut_held_reg;
 
 always @(posedge clk) begin
-    // Reset sweep.
+    // Reset sweep, until the alpha table is filled too.
     if (init_reg) begin
-        init_addr_reg <= init_addr_reg + 1;
-        if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+        init_addr_reg <= init_at_last ? 0 : init_addr_reg + 1;
+        if (init_at_last && keep_ready) begin
             init_reg <= 1'b0;
         end
+    end
+
+    // The alpha table: entry 0 from g; entry fill + 1 from entry fill, its
+    // square written in the third cycle.
+    keep_table_reg[16:0] <= {6'd0, 11'd1024 - cfg_g} << 6;
+    keep_from_reg <= keep_entry(keep_table_reg, keep_fill_reg);
+    keep_square_reg <= keep_from_reg * keep_from_reg;
+    keep_phase_reg <= keep_phase_reg == 2'd2 ? 2'd0 : keep_phase_reg + 2'd1;
+    for (keep_i = 1; keep_i < KEEP_STEPS; keep_i = keep_i + 1) begin
+        if (keep_phase_reg == 2'd2 && {28'd0, keep_fill_reg} == keep_i - 1) begin
+            keep_table_reg[keep_i*17 +: 17] <= keep_rounded[32:16];
+        end
+    end
+    if (keep_phase_reg == 2'd2) begin
+        keep_fill_reg <= keep_fill_reg == 4'd14 ? 4'd0 : keep_fill_reg + 4'd1;
+    end
+    if (!keep_ready) begin
+        keep_age_reg <= keep_age_reg + 7'd1;
     end
 
     // A.
@@ -685,13 +867,10 @@ always @(posedge clk) begin
         m_keeps_reg <= !l_cnp_reg && !l_running_reg;
         m_alpha_left_reg <= {1'b0, l_time_reg} - {1'b0, l_alpha_due_reg};
         m_increase_left_reg <= {1'b0, l_time_reg} - {1'b0, l_increase_due_reg};
-        m_due_order_reg <= {1'b0, l_increase_due_reg} - {1'b0, l_alpha_due_reg};
         m_headroom_reg <= {1'b0, cfg_line_rate} - {1'b0, l_target_reg};
-        m_timer_next_reg <= l_timer_next;
         m_byte_next_reg <= l_byte_next;
         {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
-        m_alpha_product_reg <= l_alpha_reg * cfg_g;
     end
 
     // K.
@@ -716,82 +895,87 @@ always @(posedge clk) begin
         k_keeps_reg <= m_keeps_reg;
         k_alpha_left_reg <= m_alpha_left_reg;
         k_increase_left_reg <= m_increase_left_reg;
-        k_due_order_reg <= m_due_order_reg;
         k_headroom_reg <= m_headroom_reg;
-        k_alpha_nonzero_reg <= m_alpha_reg != 16'd0;
-        k_alpha_decayed_reg <= alpha_less(m_alpha_reg, m_alpha_product_reg);
-        k_timer_next_reg <= m_timer_next_reg;
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
-        k_inc_add_reg <= increase_add(m_inc_stage_reg, m_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+        k_inc_add_reg <= m_inc_add;
         k_byte_step_reg <= m_bytes_sum_reg >= {1'b0, cfg_byte_reset};
         k_bytes_sum_reg <= m_bytes_sum_reg[31:0];
-    end else if (k_alpha_step) begin
-        k_alpha_reg <= k_alpha_decayed_reg;
-        k_alpha_nonzero_reg <= k_alpha_decayed_reg != 16'd0;
-        k_alpha_decayed_reg <= k_alpha_decayed2_reg;
-        k_alpha_due_reg <= k_alpha_due_reg + {32'd0, cfg_alpha_period};
-        k_alpha_left_reg <= k_alpha_left_reg - {33'd0, cfg_alpha_period};
-        k_due_order_reg <= k_due_order_reg - {33'd0, cfg_alpha_period};
-        if (k_at_line && k_alpha_decayed_reg == 16'd0) begin
-            k_running_reg <= 1'b0;
+        k_inc_chunk_add_reg <= {2'd0, m_inc_add};
+        k_timer_changed_reg <= 1'b0;
+        k_timer_kind_reg <= m_inc_stage_reg;
+        k_alpha_phase_reg <= 2'd0;
+    end else begin
+        // Timer increases: a chunk (rp_catch_up_chunk moves its j).
+        if (k_inc_chunk) begin
+            k_rate_reg <= k_next_rate;
+            k_target_reg <= k_next_target;
+            k_headroom_reg <= k_next_headroom;
+            k_timer_stage_reg <= k_next_timer_stage;
+            k_increase_due_reg <= k_increase_due_reg + k_inc_span[63:0];
+            k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
+            k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed;
+            k_timer_kind_reg <= k_inc_stage_reg;
+            if (k_chunk_ends_run) begin
+                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next;
+                k_inc_chunk_add_reg <= {2'd0, k_run_next[39:0]};
+            end
         end
-    end else if (k_timer_step) begin
-        k_timer_stage_reg <= k_timer_next_reg;
-        k_timer_next_reg <= sat_inc(k_timer_next_reg);
-        k_rate_reg <= k_inc_rate;
-        k_target_reg <= k_inc_target;
-        k_headroom_reg <= k_inc_headroom;
-        {k_inc_stage_reg, k_inc_add_reg} <= k_inc_next;
-        k_increase_due_reg <= k_increase_due_reg + {32'd0, cfg_time_reset};
-        k_increase_left_reg <= k_increase_left_reg - {33'd0, cfg_time_reset};
-        k_due_order_reg <= k_due_order_reg + {33'd0, cfg_time_reset};
-        if (k_inc_converged) begin
-            k_running_reg <= 1'b0;
+        if (k_inc_climb) begin
+            k_inc_chunk_add_reg <= k_inc_chunk_add_reg << 1;
+        end else if (k_inc_fall) begin
+            k_inc_chunk_add_reg <= k_inc_chunk_add_reg >> 1;
         end
-    end
+        if (k_timer_emit) begin
+            k_timer_changed_reg <= 1'b0;
+        end
 
-    // The loop's next decay, every cycle.
-    k_alpha_product_reg <= k_alpha_decayed_reg * cfg_g;
-    k_alpha_decayed2_reg <= alpha_less(k_alpha_decayed_reg, k_alpha_product_reg);
-    if (front_move || k_alpha_step) begin
-        k_decay_age_reg <= 2'd0;
-    end else if (k_decay_age_reg != 2'd2) begin
-        k_decay_age_reg <= k_decay_age_reg + 2'd1;
+        // Alpha decays: a chunk's entry, its product, its shift.
+        if (k_alpha_take) begin
+            k_alpha_keep_reg <= k_keep;
+            k_alpha_phase_reg <= 2'd1;
+        end
+        if (k_alpha_phase_reg == 2'd1) begin
+            k_alpha_product_reg <= k_alpha_chunk_product[31:16];
+            k_alpha_phase_reg <= 2'd2;
+        end
+        if (k_alpha_phase_reg == 2'd2) begin
+            k_alpha_phase_reg <= 2'd0;
+            k_alpha_reg <= k_alpha_product_reg;
+            k_alpha_due_reg <= k_alpha_due_reg + k_alpha_span[63:0];
+            k_alpha_left_reg <= k_alpha_left_reg - k_alpha_span[64:0];
+        end
     end
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin
-        q_valid_reg <= (k_timer_step && k_inc_changed) || k_done;
-        q_emit_reg <= k_timer_step || !k_cnp_reg;
-        q_write_reg <= !k_timer_step;
-        q_cnp_reg <= !k_timer_step && k_cnp_reg;
+        q_valid_reg <= k_timer_emit || k_done;
+        q_emit_reg <= k_timer_emit || !k_cnp_reg;
+        q_write_reg <= !k_timer_emit;
+        q_cnp_reg <= !k_timer_emit && k_cnp_reg;
         q_keeps_reg <= k_keeps_reg;
         q_qp_reg <= k_qp_reg;
-        q_time_reg <= k_timer_step ? k_increase_due_reg : k_time_reg;
+        // The catch-up's change is stamped with its last increase's tick.
+        q_time_reg <= k_timer_emit ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
         q_len_reg <= k_len_reg;
-        q_sent_reg <= !k_timer_step && !k_cnp_reg;
+        q_sent_reg <= !k_timer_emit && !k_cnp_reg;
         q_rate_reg <= k_rate_reg;
         q_target_reg <= k_target_reg;
         q_alpha_reg <= k_alpha_reg;
-        q_running_reg <= k_running_reg;
+        q_running_reg <= k_running_now;
         q_cut_seen_reg <= k_cut_seen_reg;
         q_alpha_due_reg <= k_alpha_due_reg;
         q_increase_due_reg <= k_increase_due_reg;
         q_bytes_reg <= k_bytes_reg;
         q_timer_stage_reg <= k_timer_stage_reg;
         q_byte_stage_reg <= k_byte_stage_reg;
-        q_alpha_decayed_reg <= k_alpha_decayed_reg;
         q_use_extent_reg <= k_use_extent_reg;
         q_extent_reg <= k_extent_reg;
         q_cut_held_reg <= k_cut_held;
         q_stage_reg <= STAGE_CUT;
         q_trigger_reg <= TRIGGER_CNP;
-        if (k_timer_step) begin
-            // The timer increase's rate change, stamped with its expiry.
-            q_rate_reg <= k_inc_rate;
-            q_target_reg <= k_inc_target;
-            q_stage_reg <= k_inc_stage_reg;
+        if (k_timer_emit) begin
+            q_stage_reg <= k_timer_kind_reg;
             q_trigger_reg <= TRIGGER_TIMER;
         end else if (!k_cnp_reg) begin
             // Sent bytes: the byte counter (while the timers run), and the
@@ -809,7 +993,7 @@ always @(posedge clk) begin
                     q_trigger_reg <= TRIGGER_BYTE_COUNTER;
                     q_stage_reg <= k_inc_stage_reg;
                 end
-            end else if (k_running_reg) begin
+            end else if (k_running_now) begin
                 q_bytes_reg <= k_bytes_sum_reg;
             end
         end
@@ -836,7 +1020,7 @@ always @(posedge clk) begin
         v_bytes_reg <= q_bytes_reg;
         v_timer_stage_reg <= q_timer_stage_reg;
         v_byte_stage_reg <= q_byte_stage_reg;
-        v_alpha_decayed_reg <= q_alpha_decayed_reg;
+        v_alpha_product_reg <= q_alpha_reg * cfg_g;
         v_cut_held_reg <= q_cut_held_reg;
         // rate * fraction and rate * min_dec in 16-bit halves of the rate.
         v_cut_low_reg <= q_cut_low[31:16];
@@ -875,7 +1059,7 @@ always @(posedge clk) begin
         c_cut_held_reg <= v_cut_held_reg;
         c_rate_cut_reg <= v_rate_reg - v_cut_drop;
         c_rate_floor_reg <= {v_floor_sum[30:0], v_floor_low_reg[0]};
-        c_cnp_alpha_reg <= v_alpha_decayed_reg + v_alpha_gain_reg;
+        c_cnp_alpha_reg <= alpha_less(v_alpha_reg, v_alpha_product_reg) + v_alpha_gain_reg;
         c_first_cut_reg <= v_first_cut_reg;
         c_rate_first_reg <= v_rate_first_reg;
         c_clamp_target_reg <= v_clamp_target_reg;

@@ -1,13 +1,13 @@
 //! The congestion-notification block: cosim on every capture at both
 //! widths under random handshakes, the harness catching a wrong RTL, CNPs
-//! written as a capture that tshark decodes, the 20-second capture, and
-//! bad parameters refused.
+//! written as a capture that tshark decodes, the 20-second capture, the
+//! catch-up after 10 idle seconds, and bad parameters refused.
 
 mod common;
 
 use std::process::Command;
 
-use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus};
+use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, CnInput, CnStimulus};
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
@@ -17,6 +17,7 @@ use metaroce_cosim::report::{CnRecord, DivergenceKind, Record};
 use metaroce_cosim::rtl::{Handshake, Model, DATA_WIDTHS};
 use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::cc_presets::CcPreset;
+use metaroce_golden::cn_event::{CnEvent, CnEventKind};
 use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 
 #[test]
@@ -156,6 +157,50 @@ fn twenty_seconds_of_capture_cost_cycles_per_event_not_per_second() {
         started.elapsed().as_secs_f64()
     );
     assert!(run.cycles < 20 * work, "{} cycles for {work} units of work", run.cycles);
+}
+
+/// The most cycles the reaction point's catch-up may add to an event after
+/// any idle gap (SPEC.md §6.4, issue 15): the default DCQCN settings give
+/// four runs of like increases (fast recovery, additive, the step up to
+/// line rate, at line rate), each at most 2 log2(n) + 2 chunks of a cycle
+/// for n expiries, n < 2^48 for 64-bit ticks and T = 55 µs; the alpha
+/// decays go side by side (three cycles a chunk, at most 294).
+const CATCH_UP_CYCLES_MAX: u64 = 4 * (2 * 48 + 2);
+
+/// Ten CNPs for QP 0, a timer period apart (each after an increase, so the
+/// target follows the rate down, to 4 % of line rate at 100 Gb/s), an idle
+/// `gap`, then a packet QP 0 sends (its catch-up: 18,000 additive increases
+/// to line rate and alpha's decays to 0 after 10 s, one cycle each before
+/// issue 15's closed form) and 20 that QP 1
+/// sends (timers stopped: they wait only behind the catch-up): the cosim's
+/// cycles (golden model and RTL matched).
+fn cycles_after_idle(gap_ns: u64) -> u64 {
+    let (capture, setup) = common::capture_setup("cn/idle_gaps_20s.pcap");
+    let sent = |time, qp| CnEvent { len: 1_000, ..CnEvent::new(time, CnEventKind::TxData, qp) };
+    let last_cnp = 1_000 + 9 * 60_000;
+    let mut events: Vec<CnEvent> = (0..10).map(|i| CnEvent::new(1_000 + i * 60_000, CnEventKind::RxCnp, 0)).collect();
+    events.push(sent(last_cnp + gap_ns, 0));
+    events.extend((1..=20).map(|i| sent(last_cnp + gap_ns + i * 100, 1)));
+    let mut stimulus = CnStimulus::default();
+    for (frame, event) in events.into_iter().enumerate() {
+        stimulus.frames_read += 1;
+        stimulus.frame_ticks.push(event.time);
+        stimulus.inputs.push(CnInput { frame: frame as u64 + 1, event });
+    }
+    let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
+    let run = cosim_cn_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
+    assert!(matches!(run.ending, Ending::Matched), "gap {gap_ns} ns: {:?}", run.ending);
+    run.cycles
+}
+
+#[test]
+fn ten_idle_seconds_cost_a_bounded_catch_up() {
+    let baseline = cycles_after_idle(1_000);
+    for gap_ns in [100_000, 10_000_000, 1_000_000_000, 10_000_000_000] {
+        let extra = cycles_after_idle(gap_ns) - baseline;
+        println!("idle {gap_ns} ns: catch-up {extra} cycles (bound {CATCH_UP_CYCLES_MAX})");
+        assert!(extra <= CATCH_UP_CYCLES_MAX, "idle {gap_ns} ns cost {extra} cycles");
+    }
 }
 
 fn metaroce(args: &[&str]) -> (bool, String) {

@@ -135,6 +135,121 @@ pub fn scale_rate(rate: u32, factor: u16) -> u32 {
     ((u64::from(rate) * u64::from(factor)) >> 15) as u32
 }
 
+/// How many alpha-table entries there are: (1 - g)^(2^j) for j = 0..15;
+/// from j = 14 on it is 0 for every g > 0 (1 for g = 0), so a chunk of 2^j
+/// decays with j >= 15 uses the last entry.
+pub const ALPHA_KEEP_STEPS: usize = 16;
+
+/// What a chunk of 2^j alpha decays keeps, (1 - g)^(2^j) in Q16: entry 0 is
+/// exact ((1024 - g) * 64), each next one the square of the one before,
+/// rounded to nearest. Entry 0 makes `alpha_decay_chunk` the single decay
+/// `alpha_decay`.
+pub fn alpha_keep_table(g: u16) -> [u32; ALPHA_KEEP_STEPS] {
+    let mut keep = [0u32; ALPHA_KEEP_STEPS];
+    keep[0] = (G_SCALE - u32::from(g)) << 6;
+    for j in 1..ALPHA_KEEP_STEPS {
+        keep[j] = ((u64::from(keep[j - 1]) * u64::from(keep[j - 1]) + (1 << 15)) >> 16) as u32;
+    }
+    keep
+}
+
+/// alpha after a chunk of decays that keeps `keep` (Q16), rounded down so
+/// alpha reaches 0.
+pub fn alpha_decay_chunk(alpha: u16, keep: u32) -> u16 {
+    ((u64::from(alpha) * u64::from(keep)) >> 16) as u16
+}
+
+/// How many expiries of a timer due at `due`, every `period` ns, are at or
+/// before `now` (`due <= now`).
+fn expiries(now: u64, due: u64, period: u64) -> u128 {
+    u128::from((now - due) / period) + 1
+}
+
+/// The chunks, as j for 2^j expiries, in which the RTL works off `count`
+/// expiries: 1, 2, 4, ... while the rest holds the next, then down the
+/// binary digits of what is left. So a catch-up takes about 2 log2(count)
+/// chunks, one expiry costs one.
+pub fn catch_up_chunks(count: u128) -> Vec<u32> {
+    let (mut chunks, mut rest, mut j) = (Vec::new(), count, 0u32);
+    while rest >= 1u128 << j {
+        chunks.push(j);
+        rest -= 1u128 << j;
+        j += 1;
+    }
+    while j > 0 {
+        j -= 1;
+        if rest >= 1u128 << j {
+            chunks.push(j);
+            rest -= 1u128 << j;
+        }
+    }
+    chunks
+}
+
+/// The kind of an increase made at these stage counts (before it counts,
+/// so fast recovery takes F steps) and what it adds to the target before
+/// the line-rate limit: 0, R_AI, or (low - F) * R_HAI.
+fn increase_kind(timer_stage: u8, byte_stage: u8, r: &CcRegisters) -> (RateStage, u64) {
+    let (high, low) = (timer_stage.max(byte_stage), timer_stage.min(byte_stage));
+    if high < r.threshold {
+        (RateStage::FastRecovery, 0)
+    } else if low > r.threshold {
+        (RateStage::HyperIncrease, u64::from(low - r.threshold) * u64::from(r.hai_kbps))
+    } else {
+        (RateStage::AdditiveIncrease, u64::from(r.ai_kbps))
+    }
+}
+
+/// How many timer increases from timer stage `t` on are of the same kind
+/// and add; None: all of them (the byte stage is fixed meanwhile).
+fn like_increases(t: u8, byte_stage: u8, r: &CcRegisters) -> Option<u128> {
+    let f = r.threshold;
+    match increase_kind(t, byte_stage, r).0 {
+        RateStage::FastRecovery => Some(u128::from(f - t)),
+        // t <= F here: additive until t passes F, then hyper.
+        RateStage::AdditiveIncrease => (byte_stage > f).then(|| u128::from(f - t) + 1),
+        // low = t grows the step by R_HAI each time until t reaches the byte stage.
+        RateStage::HyperIncrease => (t < byte_stage).then_some(1),
+        RateStage::Cut => None,
+    }
+}
+
+/// `count` timer increases, as runs of like steps that do not cross line
+/// rate: m steps adding `inc` each leave Rt + m * inc and Rt - Rc =
+/// inc + floor((Rt - Rc - inc) / 2^m), as each step halves the distance
+/// to the new target rounding down. A step that would cross line rate adds
+/// the headroom alone. Exactly `count` single steps, in few runs.
+fn timer_increases(e: &mut RpEntry, r: &CcRegisters, count: u128) {
+    let line = u64::from(r.line_rate_kbps);
+    let mut rest = count;
+    while rest > 0 {
+        let (_, add) = increase_kind(e.timer_stage, e.byte_stage, r);
+        let like = like_increases(e.timer_stage, e.byte_stage, r);
+        let headroom = line - u64::from(e.target);
+        if e.rate == e.target && (headroom == 0 || (add == 0 && like.is_none())) {
+            // Nothing moves any more: the rest only count.
+            e.timer_stage = (u128::from(e.timer_stage) + rest).min(255) as u8;
+            return;
+        }
+        let mut run = like.map_or(rest, |n| n.min(rest));
+        let inc = if add == 0 || headroom == 0 {
+            0
+        } else if add > headroom {
+            run = 1;
+            headroom
+        } else {
+            run = run.min(u128::from(headroom / add));
+            add
+        };
+        let gap = (i128::from(e.target) - i128::from(e.rate) - i128::from(inc)) >> run.min(127);
+        let target = i128::from(e.target) + i128::from(inc) * run as i128;
+        e.target = target as u32;
+        e.rate = (target - i128::from(inc) - gap) as u32;
+        e.timer_stage = (u128::from(e.timer_stage) + run).min(255) as u8;
+        rest -= run;
+    }
+}
+
 /// The reaction point for `entries.len()` local QPs.
 #[derive(Debug, Clone)]
 pub struct ReactionPoint {
@@ -193,28 +308,41 @@ impl QpStep<'_> {
         self.entry.rate == line && self.entry.target == line && self.entry.alpha == 0
     }
 
-    /// Works off the timer expiries at or before `now`.
+    /// Works off the timer expiries at or before `now` in closed form
+    /// (SPEC.md §6.4 step 1): the alpha updates in chunks of 2^j decays, the
+    /// timer increases as runs of like steps, then one rate change if the
+    /// rates moved.
     fn catch_up(&mut self, now: u64) {
-        loop {
-            let e = &self.entry;
-            // The alpha timer runs while alpha is above 0: a decay of 0 changes
-            // nothing, and the next CNP restarts the timer anyway.
-            let alpha_first = e.alpha != 0 && e.alpha_due <= e.increase_due;
-            let next_due = if alpha_first { e.alpha_due } else { e.increase_due };
-            if !e.running || next_due > now {
-                break;
+        if !self.entry.running {
+            return;
+        }
+        let r = self.regs;
+        let e = &mut *self.entry;
+        if e.alpha != 0 && e.alpha_due <= now {
+            let keep = alpha_keep_table(r.g);
+            let period = u64::from(r.alpha_period_ns);
+            for j in catch_up_chunks(expiries(now, e.alpha_due, period)) {
+                if e.alpha == 0 {
+                    break;
+                }
+                e.alpha = alpha_decay_chunk(e.alpha, keep[(j as usize).min(ALPHA_KEEP_STEPS - 1)]);
+                e.alpha_due = e.alpha_due.wrapping_add(period << j);
             }
-            if alpha_first {
-                self.entry.alpha = alpha_decay(self.entry.alpha, self.regs.g);
-                self.entry.alpha_due += u64::from(self.regs.alpha_period_ns);
-            } else {
-                let due = self.entry.increase_due;
-                self.increase(due, RateTrigger::Timer, None);
-                self.entry.increase_due += u64::from(self.regs.time_reset_ns);
+        }
+        if e.increase_due <= now {
+            let period = u64::from(r.time_reset_ns);
+            let count = expiries(now, e.increase_due, period);
+            let before = (e.rate, e.target);
+            let last_count = (u128::from(e.timer_stage) + count - 1).min(255) as u8;
+            timer_increases(e, r, count);
+            e.increase_due = e.increase_due.wrapping_add((count as u64).wrapping_mul(period));
+            if (e.rate, e.target) != before {
+                let (stage, _) = increase_kind(last_count, e.byte_stage, r);
+                self.emit(self.entry.increase_due.wrapping_sub(period), stage, RateTrigger::Timer, None);
             }
-            if self.converged() {
-                self.entry.running = false;
-            }
+        }
+        if self.converged() {
+            self.entry.running = false;
         }
     }
 
@@ -225,22 +353,13 @@ impl QpStep<'_> {
     fn increase(&mut self, time: u64, trigger: RateTrigger, sent_len: Option<u32>) -> bool {
         let (r, e) = (self.regs, &mut *self.entry);
         let before = (e.rate, e.target);
-        let (high, low) = (e.timer_stage.max(e.byte_stage), e.timer_stage.min(e.byte_stage));
+        let (stage, add) = increase_kind(e.timer_stage, e.byte_stage, r);
         match trigger {
             RateTrigger::Timer => e.timer_stage = e.timer_stage.saturating_add(1),
             RateTrigger::ByteCounter => e.byte_stage = e.byte_stage.saturating_add(1),
             RateTrigger::Cnp | RateTrigger::Sent => {}
         }
-        let stage = if high < r.threshold {
-            RateStage::FastRecovery
-        } else if low > r.threshold {
-            let steps = u64::from(low - r.threshold);
-            e.target = (u64::from(e.target) + steps * u64::from(r.hai_kbps)).min(r.line_rate_kbps.into()) as u32;
-            RateStage::HyperIncrease
-        } else {
-            e.target = (u64::from(e.target) + u64::from(r.ai_kbps)).min(r.line_rate_kbps.into()) as u32;
-            RateStage::AdditiveIncrease
-        };
+        e.target = (u64::from(e.target) + add).min(r.line_rate_kbps.into()) as u32;
         // (Rt + Rc) / 2 rounded up, so the rate reaches the target.
         e.rate = ((u64::from(e.target) + u64::from(e.rate) + 1) >> 1) as u32;
         let changed = (e.rate, e.target) != before;

@@ -46,7 +46,10 @@ fn fast_recovery_takes_f_timer_steps() {
     let regs = params.registers().unwrap();
     let f = usize::from(regs.threshold);
     let t = u64::from(regs.time_reset_ns);
-    let (_, _, out) = run(params, &[cnp(0, None), poke((f as u64 + 1) * t + 1)]);
+    // A poke after each expiry: a catch-up emits one rate change, its last step's.
+    let mut events = vec![cnp(0, None)];
+    events.extend((1..=f as u64 + 1).map(|i| poke(i * t)));
+    let (_, _, out) = run(params, &events);
     assert_f_steps_then_additive(&out, RateTrigger::Timer, f);
 }
 
