@@ -604,7 +604,7 @@ wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
 wire [39:0] m_inc_add = increase_add(m_inc_stage_reg, m_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
 
 // ---------------------------------------------------------------------------
-// The alpha chunks' table, one entry a cycle.
+// The alpha chunks' table, one entry every three cycles.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [33:0] keep_rounded = keep_square_reg + 34'h8000;
 /* verilator lint_on UNUSEDSIGNAL */
