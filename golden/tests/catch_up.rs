@@ -49,7 +49,7 @@ fn single_increases(e: &RpEntry, r: &CcRegisters, count: u64) -> (u32, u32, u8) 
         } else {
             target = (target + u64::from(r.ai_kbps)).min(line);
         }
-        rate = (target + rate + 1) / 2;
+        rate = (target + rate).div_ceil(2);
         stage = stage.saturating_add(1);
     }
     (rate as u32, target as u32, stage)
