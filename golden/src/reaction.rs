@@ -169,21 +169,24 @@ fn expiries(now: u64, due: u64, period: u64) -> u128 {
 /// expiries: 1, 2, 4, ... while the rest holds the next, then down the
 /// binary digits of what is left. So a catch-up takes about 2 log2(count)
 /// chunks, one expiry costs one.
-pub fn catch_up_chunks(count: u128) -> Vec<u32> {
-    let (mut chunks, mut rest, mut j) = (Vec::new(), count, 0u32);
-    while rest >= 1u128 << j {
-        chunks.push(j);
-        rest -= 1u128 << j;
-        j += 1;
-    }
-    while j > 0 {
-        j -= 1;
-        if rest >= 1u128 << j {
-            chunks.push(j);
+pub fn catch_up_chunks(count: u128) -> impl Iterator<Item = u32> {
+    let (mut rest, mut j, mut climbing) = (count, 0u32, true);
+    std::iter::from_fn(move || {
+        if climbing && rest >= 1u128 << j {
             rest -= 1u128 << j;
+            j += 1;
+            return Some(j - 1);
         }
-    }
-    chunks
+        climbing = false;
+        while j > 0 {
+            j -= 1;
+            if rest >= 1u128 << j {
+                rest -= 1u128 << j;
+                return Some(j);
+            }
+        }
+        None
+    })
 }
 
 /// The kind of an increase made at these stage counts (before it counts,

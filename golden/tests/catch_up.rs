@@ -137,11 +137,11 @@ fn alpha_in_chunks_stays_within_the_single_decay_bound() {
 #[test]
 fn a_catch_up_takes_chunks_in_log2_of_its_expiries() {
     for count in (1u128..2_000).chain([1 << 20, (1 << 40) + 12_345, 1 << 54]) {
-        let chunks = catch_up_chunks(count);
+        let chunks: Vec<u32> = catch_up_chunks(count).collect();
         assert_eq!(chunks.iter().map(|&j| 1u128 << j).sum::<u128>(), count);
         let log2 = 128 - count.leading_zeros();
         assert!(chunks.len() as u32 <= 2 * log2, "{count}: {chunks:?}");
     }
-    assert_eq!(catch_up_chunks(1), vec![0]);
-    assert_eq!(catch_up_chunks(10), vec![0, 1, 2, 1, 0]);
+    assert_eq!(catch_up_chunks(1).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(catch_up_chunks(10).collect::<Vec<_>>(), vec![0, 1, 2, 1, 0]);
 }
