@@ -12,7 +12,7 @@ use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 
-use crate::blocks::cn::{cosim_cn_stimulus, CnInput, CnStimulus};
+use crate::blocks::cn::{cosim_cn_stimulus, CnStimulus};
 use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::nic::{CnOverrides, CnSetup};
@@ -81,9 +81,9 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         nic_file: None,
         overrides: CnOverrides::default(),
     };
-    let mut stimulus = CnStimulus::default();
+    let mut events = Vec::with_capacity(EVENTS_PER_SCENARIO as usize);
     let mut tick = 0u64;
-    for i in 0..EVENTS_PER_SCENARIO {
+    for _ in 0..EVENTS_PER_SCENARIO {
         tick += match dice.below(100) {
             0..=69 => dice.below(2_000),
             70..=97 => dice.below(100_000),
@@ -110,10 +110,9 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
             CnEventKind::RxCnp => ev.extent = dice.chance(60).then(|| dice.below(40_000) as u16),
             CnEventKind::TxData => ev.len = 60 + dice.below(9_000) as u32,
         }
-        stimulus.frame_ticks.push(tick);
-        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
+        events.push(ev);
     }
-    stimulus.frames_read = stimulus.inputs.len() as u64;
+    let stimulus = CnStimulus::from_events(events);
     let width = DATA_WIDTHS[(scenario % DATA_WIDTHS.len() as u64) as usize];
     let handshake = Handshake { seed: dice.next(), idle_pct: dice.below(40) as u32, stall_pct: dice.below(60) as u32 };
     CnScenario { setup, stimulus, width, handshake }

@@ -7,7 +7,7 @@ mod common;
 
 use std::process::Command;
 
-use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, CnInput, CnStimulus};
+use metaroce_cosim::blocks::cn::{cosim_cn_capture, cosim_cn_stimulus, read_stimulus, CnStimulus};
 use metaroce_cosim::capture::CaptureReader;
 use metaroce_cosim::cn_fuzz::run_cn_fuzz;
 use metaroce_cosim::harness::{CosimOptions, Ending};
@@ -183,12 +183,7 @@ fn cycles_after_idle(gap_ns: u64) -> u64 {
     let mut events: Vec<CnEvent> = (0..10).map(|i| CnEvent::new(1_000 + i * 60_000, CnEventKind::RxCnp, 0)).collect();
     events.push(sent(last_cnp + gap_ns, 0));
     events.extend((1..=20).map(|i| sent(last_cnp + gap_ns + i * 100, 1)));
-    let mut stimulus = CnStimulus::default();
-    for (frame, event) in events.into_iter().enumerate() {
-        stimulus.frames_read += 1;
-        stimulus.frame_ticks.push(event.time);
-        stimulus.inputs.push(CnInput { frame: frame as u64 + 1, event });
-    }
+    let stimulus = CnStimulus::from_events(events);
     let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
     let run = cosim_cn_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "gap {gap_ns} ns: {:?}", run.ending);

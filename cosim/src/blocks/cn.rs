@@ -105,6 +105,18 @@ impl CnStimulus {
         }
     }
 
+    /// Events made up without a capture (fuzzing, scripted tests): one
+    /// frame each, at its event's tick, numbered from 1.
+    pub fn from_events(events: impl IntoIterator<Item = CnEvent>) -> Self {
+        let mut stimulus = CnStimulus::default();
+        for event in events {
+            stimulus.frames_read += 1;
+            stimulus.frame_ticks.push(event.time);
+            stimulus.inputs.push(CnInput { frame: stimulus.frames_read, event });
+        }
+        stimulus
+    }
+
     /// One more frame, parsed and classified.
     pub fn add_parsed(&mut self, frame: &Frame, record: &ParseRecord, setup: &CnSetup) {
         self.gaps.get_or_insert_with(|| NicGaps::new(setup)).add(record, setup);
