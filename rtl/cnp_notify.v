@@ -168,12 +168,6 @@ function [NP_ENTRY_WIDTH-1:0] np_entry(
 );
     np_entry = {remote_valid, remote_qp, cnp_sent, last_cnp, pkts, ce_pkts};
 endfunction
-// A word after a CNP sent at `tick`: its remote kept, counts cleared.
-/* verilator lint_off UNUSEDSIGNAL */
-function [NP_ENTRY_WIDTH-1:0] sent_entry(input [NP_ENTRY_WIDTH-1:0] word, input [63:0] tick);
-    sent_entry = np_entry(word[NP_ENTRY_WIDTH-1], word[NP_ENTRY_WIDTH-2 -: 24], 1'b1, tick, 16'd0, 16'd0);
-endfunction
-/* verilator lint_on UNUSEDSIGNAL */
 
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
 // `entry` (forwarded from the write of the read's cycle) and registers it,
@@ -187,7 +181,6 @@ reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 // it the sent word at B: the CNP's tick, counts cleared.
 reg                      b_fwd_sent_reg = 1'b0;
 reg  [63:0]              b_sent_time_reg;
-wire [NP_ENTRY_WIDTH-1:0] b_word = b_fwd_sent_reg ? sent_entry(b_entry_reg, b_sent_time_reg) : b_entry_reg;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
@@ -207,13 +200,21 @@ qp_rmw_pipe #(
     .wr_data(wr_data)
 );
 
-wire        entry_remote_valid;
-wire [23:0] entry_remote_qp;
-wire        entry_cnp_sent;
-wire [63:0] entry_last_cnp;
-wire [15:0] entry_pkts;
-wire [15:0] entry_ce_pkts;
-assign {entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp, entry_pkts, entry_ce_pkts} = b_word;
+wire        read_remote_valid;
+wire [23:0] read_remote_qp;
+wire        read_cnp_sent;
+wire [63:0] read_last_cnp;
+wire [15:0] read_pkts;
+wire [15:0] read_ce_pkts;
+assign {read_remote_valid, read_remote_qp, read_cnp_sent, read_last_cnp, read_pkts, read_ce_pkts} = b_entry_reg;
+// B's word: as read, or the sent word (the CNP's tick, counts cleared)
+// when B's last event sent a CNP for this QP.
+wire        entry_remote_valid = read_remote_valid;
+wire [23:0] entry_remote_qp = read_remote_qp;
+wire        entry_cnp_sent = b_fwd_sent_reg || read_cnp_sent;
+wire [63:0] entry_last_cnp = b_fwd_sent_reg ? b_sent_time_reg : read_last_cnp;
+wire [15:0] entry_pkts = b_fwd_sent_reg ? 16'd0 : read_pkts;
+wire [15:0] entry_ce_pkts = b_fwd_sent_reg ? 16'd0 : read_ce_pkts;
 
 // CNP requests from stage B, queued for the builder: B never waits, and
 // the input is held while the events in R and B could overfill the queue.
@@ -268,13 +269,18 @@ wire [15:0] pkts_new = entry_pkts == 16'hFFFF ? entry_pkts : entry_pkts + 16'd1;
 wire [15:0] ce_pkts_new = entry_ce_pkts == 16'hFFFF || !b_ce ? entry_ce_pkts : entry_ce_pkts + 16'd1;
 wire        remote_known = b_src_qp_valid || entry_remote_valid;
 wire [23:0] remote_qp = b_src_qp_valid ? b_src_qp : entry_remote_qp;
-// t - last_cnp >= interval, as last_cnp <= t - interval.
-wire        interval_passed = !entry_cnp_sent || $signed({1'b0, entry_last_cnp}) <= $signed(b_interval_start_reg);
+// t - last_cnp >= interval, as last_cnp <= t - interval; for the word as
+// read and for the sent word side by side, so that b_fwd_sent_reg selects
+// after the comparisons.
+wire        read_interval_passed = !read_cnp_sent
+    || $signed({1'b0, read_last_cnp}) <= $signed(b_interval_start_reg);
+wire        sent_interval_passed = $signed({1'b0, b_sent_time_reg}) <= $signed(b_interval_start_reg);
+wire        interval_passed = b_fwd_sent_reg ? sent_interval_passed : read_interval_passed;
 wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
 // B's word after its event: counted, or the sent word when send_cnp.
 wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp,
                                                   pkts_new, ce_pkts_new);
-wire [NP_ENTRY_WIDTH-1:0] sent_word = sent_entry(b_word, b_time);
+wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
 wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
@@ -493,9 +499,13 @@ always @(posedge clk) begin
     b_fwd_sent_reg <= fwd_from_b && send_cnp;
     b_sent_time_reg <= b_time;
 
-    // The request queue.
-    if (send_cnp) begin
+    // The request queue. B's event writes the free slot at the write
+    // pointer whether or not it sends (the input's hold keeps one free for
+    // it), so only the pointer waits for the CNP decision.
+    if (b_valid_reg) begin
         req_mem[req_wr_ptr_reg] <= req_in;
+    end
+    if (send_cnp) begin
         req_wr_ptr_reg <= req_wr_ptr_reg + 2'd1;
     end
     if (req_pop) begin

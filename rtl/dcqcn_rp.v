@@ -28,10 +28,10 @@
  *      the headroom to line rate, the stage counts of the next increases;
  *   M  the products: the next increases' target steps;
  *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
- *      like steps a cycle, alpha decays a chunk every three cycles (its
- *      entry in the table of (1 - g)^(2^j), the product, the shift), the
- *      two side by side; then a sent-bytes event is applied (byte counter,
- *      its increase);
+ *      like steps every two cycles (decided, then taken), alpha decays a
+ *      chunk every three cycles (its entry in the table of (1 - g)^(2^j),
+ *      the product, the shift), the two side by side; then a sent-bytes
+ *      event is applied (byte counter, its increase);
  *   Q, V, C  a CNP's cut: products, sums, compares; C hands out the rate
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
@@ -40,9 +40,10 @@
  * holds an event of its QP that may change the word (not a sent-bytes
  * event of a QP whose timers are stopped), so every read sees the QP's
  * last write; the wait is 7 cycles plus any catch-up of that event in K.
- * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks per run of
- * like increases (fast recovery, additive, each hyper step while the timer
- * stage is below the byte stage, the rest), whatever the gap.
+ * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks or halvings
+ * (two cycles each) per run of like increases (fast recovery, additive,
+ * each hyper step while the timer stage is below the byte stage, the
+ * rest), whatever the gap.
  *
  * | port               | width | meaning                                          |
  * |--------------------|-------|--------------------------------------------------|
@@ -219,6 +220,19 @@ function [9:0] like_increases(input [7:0] t, input [7:0] byte_stage, input [7:0]
             // low = t: each step adds R_HAI more until t reaches the byte stage.
             STAGE_HYPER_INCREASE: like_increases = t < byte_stage ? {1'b0, 9'd1} : {1'b1, 9'd0};
             default: like_increases = {1'b1, 9'd0};
+        endcase
+    end
+endfunction
+
+// The timer stage count of a run's last increase, t + like - 1 with the
+// run's count from `like_increases`: F - 1 in fast recovery, F in additive
+// (a run that ends), t for a hyper step. Known before the chunk's size.
+function [7:0] run_last_count(input [7:0] t, input [7:0] threshold, input [1:0] stage);
+    begin
+        case (stage)
+            STAGE_FAST_RECOVERY: run_last_count = threshold - 8'd1;
+            STAGE_ADDITIVE_INCREASE: run_last_count = threshold;
+            default: run_last_count = t;
         endcase
     end
 endfunction
@@ -406,6 +420,20 @@ reg [41:0]               k_inc_chunk_add_reg;
 // kind of its last increase.
 reg                      k_timer_changed_reg;
 reg [1:0]                k_timer_kind_reg;
+// A timer increases' chunk in two cycles: phase 0 decides on K's registers
+// and registers the chunk's result, phase 1 commits it. So the decision's
+// compares and the rate arithmetic each end in a register, not in the
+// other's enables.
+reg                      k_inc_phase_reg;
+reg                      k_inc_take_reg;
+reg                      k_inc_halve_reg;
+reg                      k_inc_ends_run_reg;
+reg                      k_chunk_changed_reg;
+reg [31:0]               k_chunk_rate_reg;
+reg [31:0]               k_chunk_target_reg;
+reg [32:0]               k_chunk_headroom_reg;
+reg [7:0]                k_chunk_timer_stage_reg;
+reg [41:0]               k_run_next_reg;
 // An alpha decays' chunk in three cycles: phase 0 takes its table entry,
 // 1 the product alpha * keep, 2 the shift.
 reg [1:0]                k_alpha_phase_reg;
@@ -635,12 +663,11 @@ wire        k_inc_climb;
 wire        k_inc_fall;
 wire        k_inc_chunk;
 wire        k_inc_halve;
-wire        k_chunk_ends_run;
 rp_catch_up_chunk inc_chunk_inst (
     .clk(clk),
     .load(front_move),
     .take(k_inc_chunk),
-    .restart(k_chunk_ends_run),
+    .restart(k_inc_ends_run_reg),
     .halve(k_inc_halve),
     .period(cfg_time_reset),
     .left(k_increase_left_reg[63:0]),
@@ -681,16 +708,19 @@ rp_catch_up_chunk alpha_chunk_inst (
 // target step a leave Rt + 2^j * a and Rt - Rc = a + floor((Rt - Rc - a) /
 // 2^(2^j)) (each step halves the distance, rounding down); j = 0 is the
 // single step `increase` (which also takes the last one up to line rate).
+// Decided in phase 0 (registered with the chunk's result), done in phase 1.
 wire [9:0]  k_like = like_increases(k_timer_stage_reg, k_byte_stage_reg, cfg_threshold, k_inc_stage_reg);
 wire        k_like_all = k_like[9];
 wire        k_chunk_small = k_inc_j <= 7'd8;
 wire [8:0]  k_chunk_size = 9'd1 << k_inc_j[3:0];
 wire        k_chunk_like = k_inc_j == 7'd0 || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
-assign      k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
+wire        k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
 wire        k_chunk_below_line = k_inc_j == 7'd0 || k_at_line
     || {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
-assign      k_inc_chunk = k_valid_reg && k_inc_due && k_chunk_in_time && k_chunk_like && k_chunk_below_line;
-assign      k_inc_halve = k_valid_reg && k_inc_due && !k_inc_chunk && k_inc_j != 7'd0;
+wire        k_inc_decide = k_valid_reg && k_inc_due && !k_inc_phase_reg;
+wire        k_chunk_due = k_chunk_in_time && k_chunk_like && k_chunk_below_line;
+assign      k_inc_chunk = k_inc_phase_reg && k_inc_take_reg;
+assign      k_inc_halve = k_inc_phase_reg && k_inc_halve_reg;
 // A chunk of j >= 1: its step is below 2^31 (2^j steps fit below line rate).
 wire [31:0] k_step = k_at_line ? 32'd0 : k_inc_add_reg[31:0];
 wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
@@ -720,10 +750,10 @@ wire        k_chunk_changed = k_inc_j == 7'd0 ? k_inc_changed
     : k_chunk_add != 32'd0 || !(k_gap_less == 34'd0 || &k_gap_less);
 wire [8:0]  k_stage_sum = {1'b0, k_timer_stage_reg} + k_chunk_size;
 wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_stage_sum[7:0];
-// After a chunk that ends its run: the next kind, from its last step's count.
-wire [8:0]  k_last_count = k_stage_sum - 9'd1;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [41:0] k_run_next = increase_next(k_last_count[7:0], k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
+// After a chunk that ends its run: the next kind, from its last step's count.
+wire [7:0]  k_run_last = run_last_count(k_timer_stage_reg, cfg_threshold, k_inc_stage_reg);
+wire [41:0] k_run_next = increase_next(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
     cfg_threshold, cfg_ai_rate, cfg_hai_rate);
 
 // Alpha decays: a chunk of 2^j keeps (1 - g)^(2^j) from the table (entry 15
@@ -905,20 +935,24 @@ always @(posedge clk) begin
         k_timer_changed_reg <= 1'b0;
         k_timer_kind_reg <= m_inc_stage_reg;
         k_alpha_phase_reg <= 2'd0;
+        k_inc_phase_reg <= 1'b0;
     end else begin
-        // Timer increases: a chunk (rp_catch_up_chunk moves its j).
+        // Timer increases: phase 0 decides a chunk (or a halving) and
+        // registers its result; phase 1 takes it (rp_catch_up_chunk moves
+        // its j).
+        k_inc_phase_reg <= k_inc_decide;
         if (k_inc_chunk) begin
-            k_rate_reg <= k_next_rate;
-            k_target_reg <= k_next_target;
-            k_headroom_reg <= k_next_headroom;
-            k_timer_stage_reg <= k_next_timer_stage;
+            k_rate_reg <= k_chunk_rate_reg;
+            k_target_reg <= k_chunk_target_reg;
+            k_headroom_reg <= k_chunk_headroom_reg;
+            k_timer_stage_reg <= k_chunk_timer_stage_reg;
             k_increase_due_reg <= k_increase_due_reg + k_inc_span[63:0];
             k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
-            k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed;
+            k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed_reg;
             k_timer_kind_reg <= k_inc_stage_reg;
-            if (k_chunk_ends_run) begin
-                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next;
-                k_inc_chunk_add_reg <= {2'd0, k_run_next[39:0]};
+            if (k_inc_ends_run_reg) begin
+                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next_reg;
+                k_inc_chunk_add_reg <= {2'd0, k_run_next_reg[39:0]};
             end
         end
         if (k_inc_climb) begin
@@ -946,6 +980,18 @@ always @(posedge clk) begin
             k_alpha_left_reg <= k_alpha_left_reg - k_alpha_span[64:0];
         end
     end
+
+    // A timer increases' chunk decided in phase 0: K's state holds into
+    // phase 1, so these need no enable.
+    k_inc_take_reg <= k_chunk_due;
+    k_inc_halve_reg <= !k_chunk_due && k_inc_j != 7'd0;
+    k_inc_ends_run_reg <= k_chunk_ends_run;
+    k_chunk_changed_reg <= k_chunk_changed;
+    k_chunk_rate_reg <= k_next_rate;
+    k_chunk_target_reg <= k_next_target;
+    k_chunk_headroom_reg <= k_next_headroom;
+    k_chunk_timer_stage_reg <= k_next_timer_stage;
+    k_run_next_reg <= k_run_next;
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin

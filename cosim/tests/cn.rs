@@ -163,11 +163,11 @@ fn twenty_seconds_of_capture_cost_cycles_per_event_not_per_second() {
 /// any idle gap (SPEC.md §6.4, issue 15), for this test's settings: the
 /// default DCQCN settings and byte stage 0 give four runs of like increases
 /// (fast recovery, additive, the step up to line rate, at line rate), each
-/// at most 2 log2(n) + 2 cycles for n expiries, n < 2^49 for 64-bit ticks
-/// and T = 55 µs; the alpha decays go side by side (three cycles a chunk,
-/// at most 300). A byte stage past F adds a cycle per hyper step while the
-/// timer stage is below it (SPEC.md §6.4).
-const CATCH_UP_CYCLES_MAX: u64 = 4 * (2 * 49 + 2);
+/// at most 2 log2(n) + 2 chunks or halvings of two cycles for n expiries,
+/// n < 2^49 for 64-bit ticks and T = 55 µs; the alpha decays go side by
+/// side (three cycles a chunk, at most 300). A byte stage past F adds two
+/// cycles per hyper step while the timer stage is below it (SPEC.md §6.4).
+const CATCH_UP_CYCLES_MAX: u64 = 4 * 2 * (2 * 49 + 2);
 
 /// Ten CNPs for QP 0, a timer period apart (each after an increase, so the
 /// target follows the rate down, to 4 % of line rate at 100 Gb/s), an idle
