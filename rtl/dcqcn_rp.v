@@ -393,6 +393,9 @@ reg [15:0]               k_extent_reg;
 reg [31:0]               k_rate_reg;
 reg [31:0]               k_target_reg;
 reg [15:0]               k_alpha_reg;
+// alpha == 0, registered with alpha: the catch-up's end (and so K's
+// handshake) waits for no 16-bit compare.
+reg                      k_alpha_zero_reg;
 reg                      k_running_reg;
 reg                      k_cut_seen_reg;
 reg [63:0]               k_alpha_due_reg;
@@ -406,6 +409,9 @@ reg                      k_keeps_reg;
 reg [64:0]               k_alpha_left_reg;
 reg [64:0]               k_increase_left_reg;
 reg [32:0]               k_headroom_reg;
+// Headroom 0 (the target at line rate), registered with the headroom: the
+// chunk's sums wait for no 33-bit compare.
+reg                      k_at_line_reg;
 reg [7:0]                k_byte_next_reg;
 // The next increase, a timer's or the byte counter's: its kind comes from
 // the stage counts before it counts.
@@ -576,7 +582,7 @@ assign m_rate_len = m_rate_len_reg;
 // ---------------------------------------------------------------------------
 // K's catch-up state: expiries due are the signs of the differences.
 wire k_inc_due = k_running_reg && !k_increase_left_reg[64];
-wire k_alpha_due = k_running_reg && k_alpha_reg != 16'd0 && !k_alpha_left_reg[64];
+wire k_alpha_due = k_running_reg && !k_alpha_zero_reg && !k_alpha_left_reg[64];
 wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 
 // Handshakes. Q, V and C move together while the rate output takes; K
@@ -648,10 +654,10 @@ wire        k_inc_changed = k_inc[97];
 wire [31:0] k_inc_rate = k_inc[96:65];
 wire [31:0] k_inc_target = k_inc[64:33];
 wire [32:0] k_inc_headroom = k_inc[32:0];
-wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_reg == 16'd0;
-wire        k_at_line = k_headroom_reg == 33'd0;
+wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_zero_reg;
+wire        k_at_line = k_at_line_reg;
 // The catch-up leaves a QP at line rate with alpha 0: its timers stop.
-wire        k_converged = k_rate_reg == cfg_line_rate && k_at_line && k_alpha_reg == 16'd0;
+wire        k_converged = k_rate_reg == cfg_line_rate && k_at_line && k_alpha_zero_reg;
 wire        k_running_now = k_running_reg && !k_converged;
 wire        k_byte_step = !k_cnp_reg && k_running_now && k_byte_step_reg;
 
@@ -841,10 +847,10 @@ always @(posedge clk) begin
     end
 
     // A.
+    // A's registers load whenever it is free (only a_valid_reg needs the
+    // event's checks), so their enables wait for no more than K's handshake.
     if (s_evt_ready) begin
         a_valid_reg <= accept_in_range;
-    end
-    if (accept_in_range) begin
         a_time_reg <= s_evt_time;
         a_cnp_reg <= s_evt_cnp;
         a_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
@@ -915,6 +921,7 @@ always @(posedge clk) begin
         k_rate_reg <= m_rate_reg;
         k_target_reg <= m_target_reg;
         k_alpha_reg <= m_alpha_reg;
+        k_alpha_zero_reg <= m_alpha_reg == 16'd0;
         k_running_reg <= m_running_reg;
         k_cut_seen_reg <= m_cut_seen_reg;
         k_alpha_due_reg <= m_alpha_due_reg;
@@ -926,6 +933,7 @@ always @(posedge clk) begin
         k_alpha_left_reg <= m_alpha_left_reg;
         k_increase_left_reg <= m_increase_left_reg;
         k_headroom_reg <= m_headroom_reg;
+        k_at_line_reg <= m_headroom_reg == 33'd0;
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
         k_inc_add_reg <= m_inc_add;
@@ -945,6 +953,7 @@ always @(posedge clk) begin
             k_rate_reg <= k_chunk_rate_reg;
             k_target_reg <= k_chunk_target_reg;
             k_headroom_reg <= k_chunk_headroom_reg;
+            k_at_line_reg <= k_chunk_headroom_reg == 33'd0;
             k_timer_stage_reg <= k_chunk_timer_stage_reg;
             k_increase_due_reg <= k_increase_due_reg + k_inc_span[63:0];
             k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
@@ -976,6 +985,7 @@ always @(posedge clk) begin
         if (k_alpha_phase_reg == 2'd2) begin
             k_alpha_phase_reg <= 2'd0;
             k_alpha_reg <= k_alpha_product_reg;
+            k_alpha_zero_reg <= k_alpha_product_reg == 16'd0;
             k_alpha_due_reg <= k_alpha_due_reg + k_alpha_span[63:0];
             k_alpha_left_reg <= k_alpha_left_reg - k_alpha_span[64:0];
         end
@@ -1163,6 +1173,10 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
         assert (k_alpha_reg <= FRACTION_ONE)
         else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
+        assert (k_alpha_zero_reg == (k_alpha_reg == 16'd0))
+        else metaroce_assertion_failed("dcqcn_rp: alpha's zero flag out of step");
+        assert (k_at_line_reg == (k_headroom_reg == 33'd0))
+        else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
     end
 end
 `endif
