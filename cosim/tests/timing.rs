@@ -20,7 +20,9 @@ const FLOOR_MHZ: f64 = 156.25;
 /// registers its state RAM's word and queues its CNPs, 75.49 MHz with the
 /// reaction point's closed-form catch-up (its chunk's run limit, compared
 /// with 2^j, decides the take that moves the chunk's registers), 94.02 MHz
-/// once a chunk is decided in one cycle and taken in the next (the floor
+/// once a chunk is decided in one cycle and taken in the next, a run's last
+/// count comes from its kind, and alpha == 0 and the target at line rate
+/// are registered flags (the floor
 /// leaves room for placement, which moves a figure by up to 8 % when the
 /// netlist's names change), the
 /// re-pipelined pacer about 120 MHz, 107 MHz since its re-timing of waiting
