@@ -22,10 +22,9 @@ const FLOOR_MHZ: f64 = 156.25;
 /// with 2^j, decides the take that moves the chunk's registers), 94.02 MHz
 /// once a chunk is decided in one cycle and taken in the next, a run's last
 /// count comes from its kind, and alpha == 0 and the target at line rate
-/// are registered flags (the floor
-/// leaves room for placement, which moves a figure by up to 8 % when the
-/// netlist's names change), the
-/// re-pipelined pacer about 120 MHz, 107 MHz since its re-timing of waiting
+/// are registered flags (the floor leaves room for placement, which moves a
+/// figure by up to 8 % when the netlist's names change), the re-pipelined
+/// pacer about 120 MHz, 107 MHz since its re-timing of waiting
 /// packets, 101.6 MHz with the same logic placed anew after a review (docs/timing.md).
 /// Remove a block from here when it reaches [`FLOOR_MHZ`].
 const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 85.0), ("roce_pacer", 100.0)];
