@@ -28,8 +28,9 @@
  * | reserve         | 1     | a packet or drop is on its way             |
  * | reserve_drop    | 1     | ... a drop                                 |
  * | room            | 1     | one more may be reserved                   |
- * | in_valid, in_*  |       | the packet's descriptor, a cycle after its |
- * |                 |       | reservation (the descriptor RAM's output)  |
+ * | in_valid, in_*  |       | the packet's descriptor, two cycles after  |
+ * |                 |       | its reservation (the descriptor RAM's      |
+ * |                 |       | output)                                    |
  * | in_live         | 1     | ... it holds a packet (the live RAM's)     |
  * | drop_valid, drop_* |    | a drop, in the cycle of its reservation    |
  * | held_eligible   | 64    | stage 0's eligible: the descriptor RAM's   |

@@ -15,17 +15,25 @@
  * behind it (a deeper, narrower mode needs one) and reaches its first
  * register in time.
  *
+ * OUTPUT_REG 1 registers each column's read data once more, beside its
+ * block RAM (as the DP16KD's own output register would): a word spread
+ * over many block RAMs across the die reaches its user a cycle later, but
+ * the RAM's slow clock-to-data (4.26 ns on ECP5) and the long route to the
+ * user are in different cycles.
+ *
  * | port     | width      | meaning                                   |
  * |----------|------------|-------------------------------------------|
  * | rd_en    | 1          | read `rd_addr`; the word is on `rd_data`   |
- * |          |            | from the next cycle until the next read    |
+ * |          |            | from the next cycle (OUTPUT_REG 1: the one |
+ * |          |            | after) until the next read's               |
  * | wr_en    | 1          | write `wr_data` to `wr_addr`               |
  */
 module qp_state_ram #(
     parameter WIDTH = 64,
     parameter DEPTH = 1024,
     parameter ADDR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1,
-    parameter COLUMN_WIDTH = 0
+    parameter COLUMN_WIDTH = 0,
+    parameter OUTPUT_REG = 0
 ) (
     input  wire                  clk,
     input  wire                  rd_en,
@@ -59,7 +67,15 @@ generate
                 mem[wr_addr] <= wr_data_padded[COLUMN*c +: COLUMN];
             end
         end
-        assign rd_data_padded[COLUMN*c +: COLUMN] = rd_data_reg;
+        if (OUTPUT_REG != 0) begin : g_output_reg
+            reg [COLUMN-1:0] rd_out_reg;
+            always @(posedge clk) begin
+                rd_out_reg <= rd_data_reg;
+            end
+            assign rd_data_padded[COLUMN*c +: COLUMN] = rd_out_reg;
+        end else begin : g_no_output_reg
+            assign rd_data_padded[COLUMN*c +: COLUMN] = rd_data_reg;
+        end
     end
 endgenerate
 

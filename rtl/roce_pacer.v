@@ -38,12 +38,16 @@
  * scan (pacer_scan.v, 6 stages over the busy bits) gives the new one. A
  * slot being served has its busy bit cleared, so the scan already looks
  * past it. Every RAM has a registered read, and every RAM output loads
- * one register first. Cycles (SPEC.md §7.5): a packet handed over 10, a
- * rate 56 (the division, a packet of the same command alongside, and the
- * re-time's check; 57 when the packet moves), a time advance 3; a release every 3 cycles while a slot's packets are due (a
- * link RAM read and its register per step), 2 more at a change of slot,
- * and a slot that empties waits for the scan (fresh 8 cycles after the
- * decision that cleared its busy bit); a cascade step 8. Commands wait in a 2-entry
+ * one register first; the QP and descriptor RAMs, spread over many block
+ * RAMs across the die, register their outputs twice (qp_state_ram.v
+ * OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed over 11 (10 after
+ * another QP's, its words read while it waited), a rate 57
+ * (the division, a packet of the same command alongside, and the
+ * re-time's check; 58 when the packet moves), a time advance 3; a release
+ * every 3 cycles while a slot's packets are due (a link RAM read and its
+ * register per step), 2 more at a change of slot, and a slot that empties
+ * waits for the scan (fresh 8 cycles after the decision that cleared its
+ * busy bit); a cascade step 9. Commands wait in a 2-entry
  * input buffer; releases in an 8-entry output FIFO behind the output
  * register (no combinational path between the two sides).
  *
@@ -189,7 +193,9 @@ localparam [4:0]
     STATE_SETTLE = 5'd15,
     STATE_POP_C = 5'd16,
     STATE_RETIME_READ = 5'd17,
-    STATE_RETIME_TAKE = 5'd18;
+    STATE_RETIME_TAKE = 5'd18,
+    STATE_TAKE_WAIT = 5'd19,
+    STATE_RETIME_WAIT = 5'd20;
 
 reg [4:0]  state_reg = STATE_INIT, state_next;
 reg [31:0] init_addr_reg = 32'd0;
@@ -319,7 +325,7 @@ reg        div_start;
 
 // RAM ports. The QP RAMs' write ports are registered (their enables reach
 // many block RAMs): a word is written the cycle after it is decided.
-reg                       qp_rd_en, bt_wr_en, debt_wr_en;
+reg                       bt_wr_en, debt_wr_en;
 reg [QP_INDEX_WIDTH-1:0]  qp_rd_addr, qp_wr_addr;
 reg [39:0]                bt_wr_data;
 reg [DEBT_WORD_WIDTH-1:0] debt_wr_data;
@@ -329,8 +335,20 @@ reg [39:0]                bt_wr_data_reg;
 reg [DEBT_WORD_WIDTH-1:0] debt_wr_data_reg;
 wire [39:0]               bt_rd_data;
 wire [DEBT_WORD_WIDTH-1:0] debt_rd_data;
-reg                       desc_rd_en, desc_wr_en;
 reg [DIW-1:0]             desc_rd_addr;
+// The descriptor RAM's enables and read-address select, and the QP RAMs'
+// read-address select, are registers decided from the next state: each
+// reaches many block RAMs across the die, so no logic may come before the
+// route. desc_rd_en_reg: a release's or a cascade's read (POP_A,
+// CASCADE_A), or a re-time's read of its packet (GCRA step 0 after
+// RETIME_TAKE); desc_rd_wait_reg: that packet's address (in GCRA);
+// desc_wr_en_reg: an insert's write; qp_rd_retime_reg: the re-time's read.
+reg                       desc_rd_en_reg = 1'b0, desc_rd_wait_reg = 1'b0, desc_wr_en_reg = 1'b0;
+reg                       qp_rd_retime_reg = 1'b0;
+// The QP RAMs read the head command's QP in the cycle before, with no
+// write to it landing then (nor INIT's last, landing now): its take has
+// its words a cycle early, as when the command before was another QP's.
+reg                       qp_read_early_reg = 1'b0;
 wire [DESC_WORD_WIDTH-1:0] desc_rd_data;
 // Whether a descriptor holds a packet still to leave: set at its insert,
 // cleared at its release or when its packet is re-timed into another.
@@ -392,7 +410,9 @@ wire scan_fresh = scan_age_reg == SCAN_LATENCY && !busy_pending;
 wire pool_full = held_reg == DESC_FULL;
 
 // The release stages and output.
-reg  rel_reserve, rel_reserve_drop, rel_in_valid_reg = 1'b0;
+// A packet's descriptor reaches the release stages two cycles after its
+// reservation (the descriptor RAM's read and output registers).
+reg  rel_reserve, rel_reserve_drop, rel_in_valid_reg = 1'b0, rel_in_valid2_reg = 1'b0;
 reg  drop_valid;
 wire rel_room, rel_stages_empty, rel_idle;
 wire [QP_INDEX_WIDTH-1:0] desc_qp;
@@ -443,10 +463,9 @@ always @* begin
     prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
     free_set = 1'b0;
 
-    // Reads whose output nobody waits for are harmless: the enables
-    // follow the state alone.
-    qp_rd_en = state_reg == STATE_IDLE || state_reg == STATE_RETIME_READ;
-    qp_rd_addr = state_reg == STATE_RETIME_READ ? cmd_qp_reg : hd_qp;
+    // The QP RAMs read every cycle (their words are registered at the
+    // take and the re-time's take only); the re-time reads its own QP.
+    qp_rd_addr = qp_rd_retime_reg ? cmd_qp_reg : hd_qp;
     bt_wr_en = 1'b0;
     debt_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
@@ -456,10 +475,7 @@ always @* begin
     // before it (a re-time's is the prior debt, which so stays).
     debt_wr_data = debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, gcra_from_base, gcra_from_len,
                              gcra_from_gap, 1'b1, free_head_reg);
-    desc_rd_en = state_reg == STATE_POP_A || state_reg == STATE_CASCADE_A
-        || (state_reg == STATE_GCRA && retime_reg && step_reg == 3'd0);
-    desc_rd_addr = state_reg == STATE_GCRA ? word_wait_desc : srv_head_reg;
-    desc_wr_en = 1'b0;
+    desc_rd_addr = desc_rd_wait_reg ? word_wait_desc : srv_head_reg;
     live_wr_en = 1'b0;
     live_wr_addr = free_head_reg;
     live_wr_data = 1'b1;
@@ -521,8 +537,14 @@ always @* begin
                 // Take the command (its QP's word is read).
                 hd_pop = 1'b1;
                 div_start = hd_touches && hd_rate_valid;
-                state_next = STATE_TAKE;
+                // Only a packet's GCRA reads the QP's words at the take;
+                // they wait a cycle unless read a cycle early.
+                state_next = hd_touches && hd_send && !qp_read_early_reg ? STATE_TAKE_WAIT : STATE_TAKE;
             end
+        end
+        STATE_TAKE_WAIT: begin
+            // The QP's words cross the die (the RAMs' output registers).
+            state_next = STATE_TAKE;
         end
         STATE_TAKE: begin
             // The QP's word is on the RAM's output: into the GCRA.
@@ -563,7 +585,6 @@ always @* begin
             // The slot's old tail is on the tail RAM's output.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            desc_wr_en = 1'b1;
             free_head_next = free_next_reg;
             free_next_ok_next = 1'b0;
             free_set = 1'b1;
@@ -593,6 +614,9 @@ always @* begin
         end
         STATE_RETIME_READ: begin
             // The QP's words are read again (with the new byte time).
+            state_next = STATE_RETIME_WAIT;
+        end
+        STATE_RETIME_WAIT: begin
             state_next = STATE_RETIME_TAKE;
         end
         STATE_RETIME_TAKE: begin
@@ -665,7 +689,6 @@ always @* begin
             prefetch = 1'b0;
             next_rd_en = 1'b1;
             next_rd_addr = srv_head_reg;
-            desc_rd_en = 1'b1;
             state_next = STATE_CASCADE_B;
         end
         STATE_CASCADE_B: begin
@@ -677,7 +700,8 @@ always @* begin
             step_next = 3'd0;
         end
         STATE_CASCADE_PLACE: begin
-            // Unlink the head; place it (its slot at step 2).
+            // Unlink the head; place it (its slot at step 3: the
+            // descriptor left its RAM's output register at step 0).
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             if (step_reg == 3'd0) begin
@@ -686,7 +710,7 @@ always @* begin
                 head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
                 head_wr_data = link_q_reg;
-            end else if (step_reg == 3'd2) begin
+            end else if (step_reg == 3'd3) begin
                 slot_rd_en = 1'b1;
                 slot_rd_addr = place_addr;
                 state_next = STATE_CASCADE_INSERT;
@@ -760,6 +784,7 @@ always @(posedge clk) begin
     srv_head_reg <= srv_head_next;
     link_pend_reg <= link_pend_next;
     rel_in_valid_reg <= state_reg == STATE_POP_A && rel_room;
+    rel_in_valid2_reg <= rel_in_valid_reg;
     le_hd_reg <= nxt_from_scan ? scan_start <= hd_slot
                : (nxt_from_insert ? place_start <= hd_slot : nxt_start_reg <= hd_slot);
     le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
@@ -775,13 +800,22 @@ always @(posedge clk) begin
             init_desc_reg <= 1'b0;
         end
     end
+    desc_rd_en_reg <= state_next == STATE_POP_A || state_next == STATE_CASCADE_A
+        || state_reg == STATE_RETIME_TAKE;
+    desc_rd_wait_reg <= state_next == STATE_GCRA;
+    desc_wr_en_reg <= state_next == STATE_INSERT;
+    qp_rd_retime_reg <= state_next == STATE_RETIME_READ;
+    qp_read_early_reg <= hd_valid && !hd_pop_or_load && !qp_rd_retime_reg && state_reg != STATE_INIT
+        && !((bt_wr_en_reg || debt_wr_en_reg) && qp_wr_addr_reg == hd_qp);
     bt_wr_en_reg <= bt_wr_en;
     debt_wr_en_reg <= debt_wr_en;
     qp_wr_addr_reg <= qp_wr_addr;
     bt_wr_data_reg <= bt_wr_data;
     debt_wr_data_reg <= debt_wr_data;
-    bt_word_reg <= bt_rd_data;
-    debt_word_reg <= debt_rd_data;
+    if (state_reg == STATE_TAKE || state_reg == STATE_RETIME_TAKE) begin
+        bt_word_reg <= bt_rd_data;
+        debt_word_reg <= debt_rd_data;
+    end
     if (hd_pop) begin
         retime_reg <= 1'b0;
         cmd_qp_reg <= hd_qp;
@@ -820,7 +854,7 @@ always @(posedge clk) begin
         cas_desc_reg <= srv_head_reg;
     end
     if ((state_reg == STATE_GCRA && step_reg == 3'd6)
-        || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd2)) begin
+        || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd3)) begin
         ins_addr_reg <= place_addr;
         ins_busy_reg <= place_addr_busy;
     end
@@ -836,6 +870,11 @@ always @(posedge clk) begin
         init_desc_reg <= 1'b1;
         bt_wr_en_reg <= 1'b0;
         debt_wr_en_reg <= 1'b0;
+        desc_rd_en_reg <= 1'b0;
+        desc_rd_wait_reg <= 1'b0;
+        desc_wr_en_reg <= 1'b0;
+        qp_rd_retime_reg <= 1'b0;
+        qp_read_early_reg <= 1'b0;
         retime_reg <= 1'b0;
         watermark_reg <= 64'd0;
         pointer_reg <= 64'd0;
@@ -854,6 +893,7 @@ always @(posedge clk) begin
         held_reg <= {(DIW+1){1'b0}};
         link_pend_reg <= 1'b0;
         rel_in_valid_reg <= 1'b0;
+        rel_in_valid2_reg <= 1'b0;
         cmp_known_reg <= 1'b0;
     end
 end
@@ -946,7 +986,7 @@ pacer_release #(
     .reserve(rel_reserve),
     .reserve_drop(rel_reserve_drop),
     .room(rel_room),
-    .in_valid(rel_in_valid_reg),
+    .in_valid(rel_in_valid2_reg),
     .in_qp(desc_qp),
     .in_len(desc_len),
     .in_eligible(desc_eligible),
@@ -968,20 +1008,23 @@ pacer_release #(
 
 // RAMs: QP byte times and debts, descriptors and links (in 4-bit
 // columns), live bits, slot heads and tails.
-qp_state_ram #(.WIDTH(40), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) bt_ram_inst (
-    .clk(clk), .rd_en(qp_rd_en), .rd_addr(qp_rd_addr), .rd_data(bt_rd_data),
+qp_state_ram #(.WIDTH(40), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
+bt_ram_inst (
+    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr), .rd_data(bt_rd_data),
     .wr_en(bt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(bt_wr_data_reg)
 );
-qp_state_ram #(.WIDTH(DEBT_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4)) debt_ram_inst (
-    .clk(clk), .rd_en(qp_rd_en), .rd_addr(qp_rd_addr), .rd_data(debt_rd_data),
+qp_state_ram #(.WIDTH(DEBT_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4),
+               .OUTPUT_REG(1)) debt_ram_inst (
+    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr), .rd_data(debt_rd_data),
     .wr_en(debt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(debt_wr_data_reg)
 );
-qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) desc_ram_inst (
-    .clk(clk), .rd_en(desc_rd_en), .rd_addr(desc_rd_addr), .rd_data(desc_rd_data),
-    .wr_en(desc_wr_en), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
+qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
+desc_ram_inst (
+    .clk(clk), .rd_en(desc_rd_en_reg), .rd_addr(desc_rd_addr), .rd_data(desc_rd_data),
+    .wr_en(desc_wr_en_reg), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
 );
-qp_state_ram #(.WIDTH(1), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW)) live_ram_inst (
-    .clk(clk), .rd_en(desc_rd_en), .rd_addr(desc_rd_addr), .rd_data(live_rd_data),
+qp_state_ram #(.WIDTH(1), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .OUTPUT_REG(1)) live_ram_inst (
+    .clk(clk), .rd_en(desc_rd_en_reg), .rd_addr(desc_rd_addr), .rd_data(live_rd_data),
     .wr_en(live_wr_en), .wr_addr(live_wr_addr), .wr_data(live_wr_data)
 );
 qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) next_ram_inst (
