@@ -38,9 +38,9 @@
  * scan (pacer_scan.v, 6 stages over the busy bits) gives the new one. A
  * slot being served has its busy bit cleared, so the scan already looks
  * past it. Every RAM has a registered read, and every RAM output loads
- * one register first; the QP and descriptor RAMs, spread over many block
- * RAMs across the die, register their outputs twice (qp_state_ram.v
- * OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed over 11 (10 after
+ * one register first; the QP, descriptor and live-bit RAMs, spread over
+ * many block RAMs across the die, register their outputs twice
+ * (qp_state_ram.v OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed over 11 (10 after
  * another QP's, its words read while it waited), a rate 57
  * (the division, a packet of the same command alongside, and the
  * re-time's check; 58 when the packet moves), a time advance 3; a release
@@ -363,9 +363,9 @@ reg [SB+1:0]              slot_rd_addr, head_wr_addr, tail_wr_addr;
 reg [DIW-1:0]             head_wr_data;
 wire [DIW-1:0]            head_rd_data, tail_rd_data;
 
-// The QP's words read at the take (or a re-time's read), on the RAMs'
-// outputs from then on, and registered (their only load, next to the
-// RAMs): the GCRA's stage 0.
+// The QP's words read for the take (or a re-time's read), on the RAMs'
+// output registers two cycles on, and registered at the take (or the
+// re-time's take): the GCRA's stage 0.
 reg [39:0]                bt_word_reg;
 reg [DEBT_WORD_WIDTH-1:0] debt_word_reg;
 wire [63:0]    word_base, word_gap_ready, word_prev_base, word_prev_gap_ready;
@@ -561,7 +561,7 @@ always @* begin
             // Step 4: eligible and base' (into the placement); 5: gap_ready';
             // 6: the slot (its old tail read); the slot's start next. A
             // re-time reads the newest packet's descriptor at step 0 (its
-            // QP and live bit registered at 1, judged at 2) and moves it
+            // QP and live bit registered at 3, judged at 4) and moves it
             // at 6 if it waits, its time is earlier and a descriptor is free.
             if (step_reg == 3'd6) begin
                 if (!retime_reg || (rt_ok_reg && rt_moves_reg && !pool_full)) begin
@@ -692,8 +692,8 @@ always @* begin
             state_next = STATE_CASCADE_B;
         end
         STATE_CASCADE_B: begin
-            // The head's descriptor and link are on the RAMs' outputs: the
-            // slot's next head, and the descriptor (kept) going down.
+            // The head's link is on the link RAM's output (its descriptor,
+            // kept going down, on the descriptor RAM's at place step 0).
             prefetch = 1'b0;
             next_rd_en = 1'b0;
             state_next = STATE_CASCADE_PLACE;
