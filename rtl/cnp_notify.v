@@ -13,8 +13,9 @@
  *
  * Pipelined: an event a cycle. Stage A takes the event and reads its QP's
  * RAM word; stage R registers the word (forwarded from a write of the same
- * QP in the read's cycle or in R's); stage B updates it and writes it
- * back, and never waits: a CNP it decides on is queued (REQ_DEPTH
+ * QP in the read's cycle or in R's, or from B's word); stage B updates it
+ * and stage W writes it back (the CNP decision and the word it picks are
+ * a register apart). B never waits: a CNP it decides on is queued (REQ_DEPTH
  * requests) for the CNP builder, which runs beside the pipeline: the
  * extent division (15 cycles, MetaRoCE only), the frame and its ICRC (2
  * cycles) and ceil(len / KEEP_WIDTH) output beats. The input is held, from
@@ -171,9 +172,9 @@ endfunction
 
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
 // `entry` (forwarded from the write of the read's cycle) and registers it,
-// forwarded again from the write of R's cycle (B's, of an earlier event);
-// B uses it and writes it back. No logic sits between the RAM's output and
-// a register but the forwarding.
+// forwarded again from B's word or W's write (of earlier events); B uses
+// it, W writes it back. No logic sits between the RAM's output and a
+// register but the forwarding.
 wire [NP_ENTRY_WIDTH-1:0] entry;
 reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 // When B's event sent a CNP for the QP of the event behind it, R forwards
@@ -181,6 +182,14 @@ reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 // it the sent word at B: the CNP's tick, counts cleared.
 reg                      b_fwd_sent_reg = 1'b0;
 reg  [63:0]              b_sent_time_reg;
+// W: B's event's word, counted or sent (both registered, and the choice),
+// written back; the decision's fanout ends in these registers.
+reg                      w_valid_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0] w_qp_reg;
+reg                      w_send_reg;
+reg  [NP_ENTRY_WIDTH-1:0] w_counted_reg;
+reg  [NP_ENTRY_WIDTH-1:0] w_sent_reg;
+wire [NP_ENTRY_WIDTH-1:0] w_word = w_send_reg ? w_sent_reg : w_counted_reg;
 reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
@@ -282,6 +291,7 @@ wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remo
                                                   pkts_new, ce_pkts_new);
 wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
 wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
+wire                      fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
 // The builder takes the queue's head when idle (registers only).
@@ -289,9 +299,9 @@ wire        req_pop = cnp_state_reg == CNP_IDLE && req_count_reg != 3'd0;
 // Room for a request from each event in R and B and from one more.
 wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
 
-assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg;
+assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
 assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
-assign busy = init_reg || r_valid_reg || b_valid_reg || req_count_reg != 3'd0 || cnp_state_reg != CNP_IDLE;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || cnp_state_reg != CNP_IDLE;
 wire   accept = s_evt_valid && s_evt_ready;
 wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
 
@@ -372,7 +382,7 @@ always @* begin
     init_next = init_reg;
     init_addr_next = init_addr_reg;
     wr_en = 1'b0;
-    wr_addr = b_qp;
+    wr_addr = w_qp_reg;
     wr_data = {NP_ENTRY_WIDTH{1'b0}};
 
     if (init_reg) begin
@@ -389,9 +399,9 @@ always @* begin
             wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
             wr_data = np_entry(1'b1, s_qpctx_remote, 1'b0, 64'd0, 16'd0, 16'd0);
         end
-    end else if (b_valid_reg) begin
+    end else if (w_valid_reg) begin
         wr_en = 1'b1;
-        wr_data = send_cnp ? sent_word : counted_word;
+        wr_data = w_word;
     end
 
     rd_en = accept_in_range;
@@ -487,7 +497,8 @@ always @(posedge clk) begin
     frame_len_reg <= frame_len_next;
     beat_reg <= beat_next;
 
-    // R takes the event; B takes R's with its word.
+    // R takes the event; B takes R's with its word (B's, as counted, or
+    // W's being written, if of the same QP: the newer first); W takes B's.
     r_valid_reg <= accept_in_range;
     if (accept_in_range) begin
         r_evt_reg <= s_evt_word;
@@ -495,9 +506,14 @@ always @(posedge clk) begin
     b_valid_reg <= r_valid_reg;
     b_evt_reg <= r_evt_reg;
     b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
-    b_entry_reg <= fwd_from_b ? counted_word : entry;
+    b_entry_reg <= fwd_from_b ? counted_word : fwd_from_w ? w_word : entry;
     b_fwd_sent_reg <= fwd_from_b && send_cnp;
     b_sent_time_reg <= b_time;
+    w_valid_reg <= b_valid_reg;
+    w_qp_reg <= b_qp;
+    w_send_reg <= send_cnp;
+    w_counted_reg <= counted_word;
+    w_sent_reg <= sent_word;
 
     // The request queue. B's event writes the free slot at the write
     // pointer whether or not it sends (the input's hold keeps one free for
@@ -520,6 +536,7 @@ always @(posedge clk) begin
         r_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
         b_fwd_sent_reg <= 1'b0;
+        w_valid_reg <= 1'b0;
         req_wr_ptr_reg <= 2'd0;
         req_rd_ptr_reg <= 2'd0;
         req_count_reg <= 3'd0;

@@ -31,7 +31,7 @@
  *      like steps every two cycles (decided, then taken), alpha decays a
  *      chunk every three cycles (its entry in the table of (1 - g)^(2^j),
  *      the product, the shift), the two side by side; then a sent-bytes
- *      event is applied (byte counter, its increase);
+ *      event is applied (byte counter; its increase is made in V);
  *   Q, V, C  a CNP's cut: products, sums, compares; C hands out the rate
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
@@ -172,34 +172,33 @@ function [39:0] increase_add(input [1:0] stage, input [7:0] steps, input [31:0] 
 endfunction
 
 // The target step of the increase after this one (`stage`, `add`, made at
-// stage counts `count` and `other`) counted `count` up: a hyper step adds
-// R_HAI once more while the count is the lower one.
+// stage counts `count` and `other`) counted `count` up, in two halves that
+// a chunk computes a cycle apart: `hyper_next_add`, what it adds if it is a
+// hyper step (this one's steps plus one if the count was the lower stage
+// count, so `low` went up; else one step, low = F + 1), then
+// `increase_next` from the counted stage counts, `next` = sat_inc(count).
+function [39:0] hyper_next_add(input [7:0] count, input [7:0] other, input [1:0] stage, input [39:0] add,
+                               input [31:0] hai_rate);
+    hyper_next_add = stage == STAGE_HYPER_INCREASE ? add + (count < other ? {8'd0, hai_rate} : 40'd0)
+        : {8'd0, hai_rate};
+endfunction
+
 function [41:0] increase_next(
-    input [7:0]  count,
+    input [7:0]  next,
     input [7:0]  other,
-    input [1:0]  stage,
-    input [39:0] add,
+    input [39:0] hyper_add,
     input [7:0]  threshold,
-    input [31:0] ai_rate,
-    input [31:0] hai_rate
+    input [31:0] ai_rate
 );
-    reg [7:0]  next;
     reg [7:0]  high;
     reg [7:0]  low;
     begin
-        next = sat_inc(count);
         high = next > other ? next : other;
         low = next > other ? other : next;
         if (high < threshold) begin
             increase_next = {STAGE_FAST_RECOVERY, 40'd0};
         end else if (low > threshold) begin
-            // Hyper now: this one's steps plus one if the count was the lower
-            // stage count (so `low` went up), else one step (low = F + 1).
-            if (stage == STAGE_HYPER_INCREASE) begin
-                increase_next = {STAGE_HYPER_INCREASE, add + (count < other ? {8'd0, hai_rate} : 40'd0)};
-            end else begin
-                increase_next = {STAGE_HYPER_INCREASE, 8'd0, hai_rate};
-            end
+            increase_next = {STAGE_HYPER_INCREASE, hyper_add};
         end else begin
             increase_next = {STAGE_ADDITIVE_INCREASE, 8'd0, ai_rate};
         end
@@ -323,6 +322,10 @@ reg                      a_valid_reg = 1'b0;
 reg [63:0]               a_time_reg;
 reg                      a_cnp_reg;
 reg [QP_INDEX_WIDTH-1:0] a_qp_reg;
+// A's QP equals the QP register of R, L, M, K, Q, V, C (bits 6..0), kept
+// as the stages move (compared when A loads, against what each stage holds
+// next), so the hazard is those bits and the stages' flags.
+reg [6:0]                a_same_qp_reg;
 reg [16:0]               a_len_reg;
 reg                      a_use_extent_reg;
 reg [15:0]               a_extent_reg;
@@ -377,6 +380,9 @@ reg                      m_keeps_reg;
 reg [64:0]               m_alpha_left_reg;
 reg [64:0]               m_increase_left_reg;
 reg [32:0]               m_headroom_reg;
+reg [31:0]               m_gap_reg;
+reg                      m_rate_line_reg;
+reg                      m_rate_near_reg;
 reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
 reg [7:0]                m_inc_steps_reg;
@@ -409,9 +415,15 @@ reg                      k_keeps_reg;
 reg [64:0]               k_alpha_left_reg;
 reg [64:0]               k_increase_left_reg;
 reg [32:0]               k_headroom_reg;
+// Rt - Rc, registered with the rates (a chunk's sums start from it).
+reg [31:0]               k_gap_reg;
 // Headroom 0 (the target at line rate), registered with the headroom: the
 // chunk's sums wait for no 33-bit compare.
 reg                      k_at_line_reg;
+// Rc = line rate, and Rc >= line rate - 1 (an increase would take Rc to
+// line rate if Rt got there), registered with Rc.
+reg                      k_rate_line_reg;
+reg                      k_rate_near_reg;
 reg [7:0]                k_byte_next_reg;
 // The next increase, a timer's or the byte counter's: its kind comes from
 // the stage counts before it counts.
@@ -439,7 +451,10 @@ reg [31:0]               k_chunk_rate_reg;
 reg [31:0]               k_chunk_target_reg;
 reg [32:0]               k_chunk_headroom_reg;
 reg [7:0]                k_chunk_timer_stage_reg;
-reg [41:0]               k_run_next_reg;
+// The next run's counted stage count and hyper step (its kind follows in
+// phase 1, from these).
+reg [7:0]                k_run_count_reg;
+reg [39:0]               k_run_hyper_add_reg;
 // An alpha decays' chunk in three cycles: phase 0 takes its table entry,
 // 1 the product alpha * keep, 2 the shift.
 reg [1:0]                k_alpha_phase_reg;
@@ -486,6 +501,13 @@ reg [7:0]                q_byte_stage_reg;
 reg                      q_use_extent_reg;
 reg [15:0]               q_extent_reg;
 reg                      q_cut_held_reg;
+// A sent-bytes event's byte counter step: its increase is made in V from
+// these (K's rates, headroom and next increase; converged decided in K).
+reg                      q_byte_step_reg;
+reg [32:0]               q_headroom_reg;
+reg [1:0]                q_inc_stage_reg;
+reg [39:0]               q_inc_add_reg;
+reg                      q_inc_converged_reg;
 
 reg                      v_valid_reg = 1'b0;
 reg                      v_emit_reg;
@@ -593,14 +615,33 @@ wire qvc_move = !c_valid_reg || out_free;
 wire k_timer_emit = k_valid_reg && !k_catching && k_timer_changed_reg && qvc_move;
 wire k_done = k_valid_reg && !k_catching && !k_timer_changed_reg && qvc_move;
 wire front_move = !k_valid_reg || k_done;
-wire a_hazard = (r_valid_reg && r_qp_reg == a_qp_reg)
-    || (l_valid_reg && !(!l_cnp_reg && !l_running_reg) && l_qp_reg == a_qp_reg)
-    || (m_valid_reg && !m_keeps_reg && m_qp_reg == a_qp_reg)
-    || (k_valid_reg && !k_keeps_reg && k_qp_reg == a_qp_reg)
-    || (q_valid_reg && q_write_reg && !q_keeps_reg && q_qp_reg == a_qp_reg)
-    || (v_valid_reg && v_write_reg && !v_keeps_reg && v_qp_reg == a_qp_reg)
-    || (c_valid_reg && c_write_reg && !c_keeps_reg && c_qp_reg == a_qp_reg);
+// A stage that will write its QP's word back: A waits for it.
+wire [6:0] stage_writes = {
+    r_valid_reg,
+    l_valid_reg && !(!l_cnp_reg && !l_running_reg),
+    m_valid_reg && !m_keeps_reg,
+    k_valid_reg && !k_keeps_reg,
+    q_valid_reg && q_write_reg && !q_keeps_reg,
+    v_valid_reg && v_write_reg && !v_keeps_reg,
+    c_valid_reg && c_write_reg && !c_keeps_reg};
+wire a_hazard = |(stage_writes & a_same_qp_reg);
 wire a_move = a_valid_reg && !a_hazard && front_move;
+// Each stage's QP register in the next cycle: the stage before's when it
+// moves (R takes A's), else its own.
+wire [QP_INDEX_WIDTH-1:0] s_evt_index = s_evt_qp[QP_INDEX_WIDTH-1:0];
+wire [6:0] evt_same_qp = {
+    (front_move ? a_qp_reg : r_qp_reg) == s_evt_index,
+    (front_move ? r_qp_reg : l_qp_reg) == s_evt_index,
+    (front_move ? l_qp_reg : m_qp_reg) == s_evt_index,
+    (front_move ? m_qp_reg : k_qp_reg) == s_evt_index,
+    (qvc_move ? k_qp_reg : q_qp_reg) == s_evt_index,
+    (qvc_move ? q_qp_reg : v_qp_reg) == s_evt_index,
+    (qvc_move ? v_qp_reg : c_qp_reg) == s_evt_index};
+// A's event held: the bits move with the stages (R takes A's own QP).
+wire [6:0] held_same_qp = {
+    front_move || a_same_qp_reg[6],
+    front_move ? a_same_qp_reg[6:4] : a_same_qp_reg[5:3],
+    qvc_move ? a_same_qp_reg[3:1] : a_same_qp_reg[2:0]};
 
 assign s_evt_ready = !init_reg && (!a_valid_reg || a_move);
 assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_reg || k_valid_reg
@@ -654,10 +695,15 @@ wire        k_inc_changed = k_inc[97];
 wire [31:0] k_inc_rate = k_inc[96:65];
 wire [31:0] k_inc_target = k_inc[64:33];
 wire [32:0] k_inc_headroom = k_inc[32:0];
-wire        k_inc_converged = k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_zero_reg;
+// The increase ends at line rate with alpha 0: Rt' = line (so Rc' = line
+// iff Rc >= line - 1), Rt' = line being headroom 0 already in fast
+// recovery, else add >= headroom.
+wire        k_add_reaches_line = {1'b0, k_inc_add_reg} >= {8'd0, k_headroom_reg};
+wire        k_inc_converged = k_alpha_zero_reg && k_rate_near_reg
+    && (k_inc_stage_reg == STAGE_FAST_RECOVERY ? k_at_line : k_add_reaches_line);
 wire        k_at_line = k_at_line_reg;
 // The catch-up leaves a QP at line rate with alpha 0: its timers stop.
-wire        k_converged = k_rate_reg == cfg_line_rate && k_at_line && k_alpha_zero_reg;
+wire        k_converged = k_rate_line_reg && k_at_line && k_alpha_zero_reg;
 wire        k_running_now = k_running_reg && !k_converged;
 wire        k_byte_step = !k_cnp_reg && k_running_now && k_byte_step_reg;
 
@@ -730,8 +776,7 @@ assign      k_inc_halve = k_inc_phase_reg && k_inc_halve_reg;
 // A chunk of j >= 1: its step is below 2^31 (2^j steps fit below line rate).
 wire [31:0] k_step = k_at_line ? 32'd0 : k_inc_add_reg[31:0];
 wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
-wire [31:0] k_gap = k_target_reg - k_rate_reg;
-wire [33:0] k_gap_less = {2'd0, k_gap} - {2'd0, k_step};
+wire [33:0] k_gap_less = {2'd0, k_gap_reg} - {2'd0, k_step};
 /* verilator lint_off UNUSEDSIGNAL */
 reg  [33:0] k_gap_halved;
 always @* begin
@@ -744,9 +789,10 @@ always @* begin
         default: k_gap_halved = {34{k_gap_less[33]}};
     endcase
 end
-wire [31:0] k_chunk_gap = k_step + k_gap_halved[31:0];
+// Rt' - (a + halved), as (Rt' - a) - halved: the sums beside the shift.
 wire [31:0] k_chunk_target = k_target_reg + k_chunk_add;
-wire [31:0] k_chunk_rate = k_chunk_target - k_chunk_gap;
+wire [31:0] k_chunk_base = k_chunk_target - k_step;
+wire [31:0] k_chunk_rate = k_chunk_base - k_gap_halved[31:0];
 wire [31:0] k_next_rate = k_inc_j == 7'd0 ? k_inc_rate : k_chunk_rate;
 wire [31:0] k_next_target = k_inc_j == 7'd0 ? k_inc_target : k_chunk_target;
 wire [32:0] k_next_headroom = k_inc_j == 7'd0 ? k_inc_headroom : k_headroom_reg - {1'b0, k_chunk_add};
@@ -757,10 +803,11 @@ wire        k_chunk_changed = k_inc_j == 7'd0 ? k_inc_changed
 wire [8:0]  k_stage_sum = {1'b0, k_timer_stage_reg} + k_chunk_size;
 wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_stage_sum[7:0];
 /* verilator lint_on UNUSEDSIGNAL */
-// After a chunk that ends its run: the next kind, from its last step's count.
+// After a chunk that ends its run: the next kind, from its last step's
+// count (its halves registered in phase 0; the byte stage holds).
 wire [7:0]  k_run_last = run_last_count(k_timer_stage_reg, cfg_threshold, k_inc_stage_reg);
-wire [41:0] k_run_next = increase_next(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
-    cfg_threshold, cfg_ai_rate, cfg_hai_rate);
+wire [41:0] k_run_next = increase_next(k_run_count_reg, k_byte_stage_reg, k_run_hyper_add_reg, cfg_threshold,
+    cfg_ai_rate);
 
 // Alpha decays: a chunk of 2^j keeps (1 - g)^(2^j) from the table (entry 15
 // from j = 15 on): the entry registered, alpha * keep registered, then
@@ -789,6 +836,15 @@ wire [26:0] q_extent_g = q_extent_reg * cfg_g;
 wire [31:0] q_cut_low = q_rate_reg[15:0] * q_cut_fraction;
 wire [31:0] q_floor_low = q_rate_reg[15:0] * cfg_min_dec;
 /* verilator lint_on UNUSEDSIGNAL */
+
+// V's logic: a byte counter step's increase (SPEC.md §6.4 step 3).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [97:0] q_inc = increase(q_rate_reg, q_target_reg, q_headroom_reg, q_inc_stage_reg, q_inc_add_reg,
+    cfg_line_rate);
+/* verilator lint_on UNUSEDSIGNAL */
+wire        q_inc_changed = q_inc[97];
+wire [31:0] q_inc_rate = q_inc[96:65];
+wire [31:0] q_inc_target = q_inc[64:33];
 
 // V's logic: the products summed.
 /* verilator lint_off UNUSEDSIGNAL */
@@ -854,10 +910,13 @@ always @(posedge clk) begin
         a_time_reg <= s_evt_time;
         a_cnp_reg <= s_evt_cnp;
         a_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
+        a_same_qp_reg <= evt_same_qp;
         a_len_reg <= s_evt_len;
         // An extent above 1.0 (a malformed CNP) counts as 1.0.
         a_use_extent_reg <= cfg_metaroce && s_evt_extent_valid;
         a_extent_reg <= s_evt_extent > FRACTION_ONE ? FRACTION_ONE : s_evt_extent;
+    end else begin
+        a_same_qp_reg <= held_same_qp;
     end
 
     if (front_move) begin
@@ -904,6 +963,9 @@ always @(posedge clk) begin
         m_alpha_left_reg <= {1'b0, l_time_reg} - {1'b0, l_alpha_due_reg};
         m_increase_left_reg <= {1'b0, l_time_reg} - {1'b0, l_increase_due_reg};
         m_headroom_reg <= {1'b0, cfg_line_rate} - {1'b0, l_target_reg};
+        m_gap_reg <= l_target_reg - l_rate_reg;
+        m_rate_line_reg <= l_rate_reg == cfg_line_rate;
+        m_rate_near_reg <= {1'b0, l_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate};
         m_byte_next_reg <= l_byte_next;
         {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
@@ -934,6 +996,9 @@ always @(posedge clk) begin
         k_increase_left_reg <= m_increase_left_reg;
         k_headroom_reg <= m_headroom_reg;
         k_at_line_reg <= m_headroom_reg == 33'd0;
+        k_gap_reg <= m_gap_reg;
+        k_rate_line_reg <= m_rate_line_reg;
+        k_rate_near_reg <= m_rate_near_reg;
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
         k_inc_add_reg <= m_inc_add;
@@ -954,14 +1019,17 @@ always @(posedge clk) begin
             k_target_reg <= k_chunk_target_reg;
             k_headroom_reg <= k_chunk_headroom_reg;
             k_at_line_reg <= k_chunk_headroom_reg == 33'd0;
+            k_gap_reg <= k_chunk_target_reg - k_chunk_rate_reg;
+            k_rate_line_reg <= k_chunk_rate_reg == cfg_line_rate;
+            k_rate_near_reg <= {1'b0, k_chunk_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate};
             k_timer_stage_reg <= k_chunk_timer_stage_reg;
             k_increase_due_reg <= k_increase_due_reg + k_inc_span[63:0];
             k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
             k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed_reg;
             k_timer_kind_reg <= k_inc_stage_reg;
             if (k_inc_ends_run_reg) begin
-                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next_reg;
-                k_inc_chunk_add_reg <= {2'd0, k_run_next_reg[39:0]};
+                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next;
+                k_inc_chunk_add_reg <= {2'd0, k_run_next[39:0]};
             end
         end
         if (k_inc_climb) begin
@@ -1001,7 +1069,8 @@ always @(posedge clk) begin
     k_chunk_target_reg <= k_next_target;
     k_chunk_headroom_reg <= k_next_headroom;
     k_chunk_timer_stage_reg <= k_next_timer_stage;
-    k_run_next_reg <= k_run_next;
+    k_run_count_reg <= sat_inc(k_run_last);
+    k_run_hyper_add_reg <= hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg, cfg_hai_rate);
 
     // Q: K's item (a timer increase's change, or its event done).
     if (qvc_move) begin
@@ -1015,6 +1084,11 @@ always @(posedge clk) begin
         q_time_reg <= k_timer_emit ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
         q_len_reg <= k_len_reg;
         q_sent_reg <= !k_timer_emit && !k_cnp_reg;
+        q_byte_step_reg <= !k_timer_emit && k_byte_step;
+        q_headroom_reg <= k_headroom_reg;
+        q_inc_stage_reg <= k_inc_stage_reg;
+        q_inc_add_reg <= k_inc_add_reg;
+        q_inc_converged_reg <= k_inc_converged;
         q_rate_reg <= k_rate_reg;
         q_target_reg <= k_target_reg;
         q_alpha_reg <= k_alpha_reg;
@@ -1040,15 +1114,6 @@ always @(posedge clk) begin
             if (k_byte_step) begin
                 q_bytes_reg <= 32'd0;
                 q_byte_stage_reg <= k_byte_next_reg;
-                q_rate_reg <= k_inc_rate;
-                q_target_reg <= k_inc_target;
-                if (k_inc_converged) begin
-                    q_running_reg <= 1'b0;
-                end
-                if (k_inc_changed) begin
-                    q_trigger_reg <= TRIGGER_BYTE_COUNTER;
-                    q_stage_reg <= k_inc_stage_reg;
-                end
             end else if (k_running_now) begin
                 q_bytes_reg <= k_bytes_sum_reg;
             end
@@ -1070,6 +1135,19 @@ always @(posedge clk) begin
         v_target_reg <= q_target_reg;
         v_alpha_reg <= q_alpha_reg;
         v_running_reg <= q_running_reg;
+        // The byte counter's increase; a QP it leaves at line rate with
+        // alpha 0 stops its timers.
+        if (q_byte_step_reg) begin
+            v_rate_reg <= q_inc_rate;
+            v_target_reg <= q_inc_target;
+            if (q_inc_converged_reg) begin
+                v_running_reg <= 1'b0;
+            end
+            if (q_inc_changed) begin
+                v_trigger_reg <= TRIGGER_BYTE_COUNTER;
+                v_stage_reg <= q_inc_stage_reg;
+            end
+        end
         v_cut_seen_reg <= q_cut_seen_reg;
         v_alpha_due_reg <= q_alpha_due_reg;
         v_increase_due_reg <= q_increase_due_reg;
@@ -1168,6 +1246,12 @@ end
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
 always @(posedge clk) begin
+    if (!rst && a_valid_reg) begin
+        assert (a_same_qp_reg == {r_qp_reg == a_qp_reg, l_qp_reg == a_qp_reg, m_qp_reg == a_qp_reg,
+                                  k_qp_reg == a_qp_reg, q_qp_reg == a_qp_reg, v_qp_reg == a_qp_reg,
+                                  c_qp_reg == a_qp_reg})
+        else metaroce_assertion_failed("dcqcn_rp: A's same-QP bits out of step with the stages");
+    end
     if (!rst && k_valid_reg) begin
         assert (k_rate_reg <= k_target_reg && k_target_reg <= cfg_line_rate && k_rate_reg >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
@@ -1177,6 +1261,13 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: alpha's zero flag out of step");
         assert (k_at_line_reg == (k_headroom_reg == 33'd0))
         else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
+        assert (k_gap_reg == k_target_reg - k_rate_reg)
+        else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
+        assert (k_rate_line_reg == (k_rate_reg == cfg_line_rate)
+                && k_rate_near_reg == ({1'b0, k_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate}))
+        else metaroce_assertion_failed("dcqcn_rp: the rate's line flags out of step");
+        assert (k_inc_converged == (k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_zero_reg))
+        else metaroce_assertion_failed("dcqcn_rp: an increase's convergence misjudged");
     end
 end
 `endif
