@@ -377,7 +377,8 @@ wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
 wire [111:0] eth = {be16(cnp_vlan_valid ? 16'h8100 : l3_type), be48(cnp_eth_dst), be48(cnp_eth_src)};
 wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
 
-// Stage A, stage B and the RAM.
+// Stage A's read, and the RAM's writes: the sweep, a context load, W's
+// write-back.
 always @* begin
     init_next = init_reg;
     init_addr_next = init_addr_reg;

@@ -627,16 +627,15 @@ wire [6:0] stage_writes = {
 wire a_hazard = |(stage_writes & a_same_qp_reg);
 wire a_move = a_valid_reg && !a_hazard && front_move;
 // Each stage's QP register in the next cycle: the stage before's when it
-// moves (R takes A's), else its own.
+// moves (R takes A's), else its own. Both compared, the moves choosing
+// after the compares (they wait for the handshake).
 wire [QP_INDEX_WIDTH-1:0] s_evt_index = s_evt_qp[QP_INDEX_WIDTH-1:0];
+wire [7:0] evt_same_as = {a_qp_reg == s_evt_index, r_qp_reg == s_evt_index, l_qp_reg == s_evt_index,
+    m_qp_reg == s_evt_index, k_qp_reg == s_evt_index, q_qp_reg == s_evt_index, v_qp_reg == s_evt_index,
+    c_qp_reg == s_evt_index};
 wire [6:0] evt_same_qp = {
-    (front_move ? a_qp_reg : r_qp_reg) == s_evt_index,
-    (front_move ? r_qp_reg : l_qp_reg) == s_evt_index,
-    (front_move ? l_qp_reg : m_qp_reg) == s_evt_index,
-    (front_move ? m_qp_reg : k_qp_reg) == s_evt_index,
-    (qvc_move ? k_qp_reg : q_qp_reg) == s_evt_index,
-    (qvc_move ? q_qp_reg : v_qp_reg) == s_evt_index,
-    (qvc_move ? v_qp_reg : c_qp_reg) == s_evt_index};
+    front_move ? evt_same_as[7:4] : evt_same_as[6:3],
+    qvc_move ? evt_same_as[3:1] : evt_same_as[2:0]};
 // A's event held: the bits move with the stages (R takes A's own QP).
 wire [6:0] held_same_qp = {
     front_move || a_same_qp_reg[6],
@@ -688,7 +687,9 @@ wire        init_at_last = {{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_CO
 
 // ---------------------------------------------------------------------------
 // K's logic: the step, and a sent-bytes event applied.
-// The next increase (a timer's or the byte counter's: the same step).
+// The next increase, as a timer's single step (a chunk of j = 0); the byte
+// counter's is the same step, made in V (q_inc), K deciding only whether
+// it converges.
 wire [97:0] k_inc = increase(k_rate_reg, k_target_reg, k_headroom_reg, k_inc_stage_reg, k_inc_add_reg,
     cfg_line_rate);
 wire        k_inc_changed = k_inc[97];

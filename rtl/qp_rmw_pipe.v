@@ -15,10 +15,11 @@
  * | port     | width      | meaning                                        |
  * |----------|------------|------------------------------------------------|
  * | rd_en    | 1          | stage A takes an event: read `rd_addr`          |
- * | entry    | WIDTH      | stage B: the current word of that QP, from the  |
+ * | entry    | WIDTH      | stage R: the current word of that QP, from the  |
  * |          |            | next cycle until the next read                  |
- * | wr_en    | 1          | write `wr_data` to `wr_addr` (stage B, or a     |
- * |          |            | sweep or table load while stage A is idle)      |
+ * | wr_en    | 1          | write `wr_data` to `wr_addr` (the write-back    |
+ * |          |            | stage W, or a sweep or table load while no      |
+ * |          |            | event is in the pipeline)                       |
  */
 module qp_rmw_pipe #(
     parameter WIDTH = 64,
