@@ -138,6 +138,11 @@ function [7:0] sat_inc(input [7:0] count);
     sat_inc = count == 8'hFF ? 8'hFF : count + 8'd1;
 endfunction
 
+// {Rc = line rate, Rc >= line rate - 1}: the flags K keeps beside Rc.
+function [1:0] line_flags(input [31:0] rate, input [31:0] line);
+    line_flags = {rate == line, {1'b0, rate} + 33'd1 >= {1'b0, line}};
+endfunction
+
 // The stage of an increase with these stage counts (before it counts, so
 // fast recovery takes F steps), and how many hyper steps it makes:
 // {stage, steps}.
@@ -965,8 +970,7 @@ always @(posedge clk) begin
         m_increase_left_reg <= {1'b0, l_time_reg} - {1'b0, l_increase_due_reg};
         m_headroom_reg <= {1'b0, cfg_line_rate} - {1'b0, l_target_reg};
         m_gap_reg <= l_target_reg - l_rate_reg;
-        m_rate_line_reg <= l_rate_reg == cfg_line_rate;
-        m_rate_near_reg <= {1'b0, l_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate};
+        {m_rate_line_reg, m_rate_near_reg} <= line_flags(l_rate_reg, cfg_line_rate);
         m_byte_next_reg <= l_byte_next;
         {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
@@ -1021,8 +1025,7 @@ always @(posedge clk) begin
             k_headroom_reg <= k_chunk_headroom_reg;
             k_at_line_reg <= k_chunk_headroom_reg == 33'd0;
             k_gap_reg <= k_chunk_target_reg - k_chunk_rate_reg;
-            k_rate_line_reg <= k_chunk_rate_reg == cfg_line_rate;
-            k_rate_near_reg <= {1'b0, k_chunk_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate};
+            {k_rate_line_reg, k_rate_near_reg} <= line_flags(k_chunk_rate_reg, cfg_line_rate);
             k_timer_stage_reg <= k_chunk_timer_stage_reg;
             k_increase_due_reg <= k_increase_due_reg + k_inc_span[63:0];
             k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
@@ -1264,8 +1267,7 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
         assert (k_gap_reg == k_target_reg - k_rate_reg)
         else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
-        assert (k_rate_line_reg == (k_rate_reg == cfg_line_rate)
-                && k_rate_near_reg == ({1'b0, k_rate_reg} + 33'd1 >= {1'b0, cfg_line_rate}))
+        assert ({k_rate_line_reg, k_rate_near_reg} == line_flags(k_rate_reg, cfg_line_rate))
         else metaroce_assertion_failed("dcqcn_rp: the rate's line flags out of step");
         assert (k_inc_converged == (k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_zero_reg))
         else metaroce_assertion_failed("dcqcn_rp: an increase's convergence misjudged");

@@ -40,9 +40,9 @@
  * past it. Every RAM has a registered read, and every RAM output loads
  * one register first; the QP, descriptor and live-bit RAMs, spread over
  * many block RAMs across the die, register their outputs twice
- * (qp_state_ram.v OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed over 11 (10 after
- * another QP's, its words read while it waited), a rate 57
- * (the division, a packet of the same command alongside, and the
+ * (qp_state_ram.v OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed
+ * over 11 (10 after another QP's, its words read while it waited), a rate
+ * 57 (the division, a packet of the same command alongside, and the
  * re-time's check; 58 when the packet moves), a time advance 3; a release
  * every 3 cycles while a slot's packets are due (a link RAM read and its
  * register per step), 2 more at a change of slot, and a slot that empties
