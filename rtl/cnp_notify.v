@@ -17,10 +17,11 @@
  * and stage W writes it back (the CNP decision and the word it picks are
  * a register apart). B never waits: a CNP it decides on is queued (REQ_DEPTH
  * requests) for the CNP builder, which runs beside the pipeline: the
- * extent division (15 cycles, MetaRoCE only), the frame and its ICRC (2
- * cycles) and ceil(len / KEEP_WIDTH) output beats. The input is held, from
- * registers alone, while the queue has no room for a request from each
- * event in R and B and from one more.
+ * extent division (15 cycles, MetaRoCE only), the frame with the ICRC's
+ * partial sums, then the ICRC and IPv4 checksum (2 cycles), and
+ * ceil(len / KEEP_WIDTH) output beats. The input is held, from registers
+ * alone, while the queue has no room for a request from each event in R
+ * and B and from one more.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low).
  *
@@ -104,6 +105,11 @@ localparam BEAT_WIDTH = $clog2(BEATS + 1);
 // ICRC input, state 0 (SPEC.md §6.3): zeros, 00000000 FFFFFFFF (the LRH
 // stand-in with the initial register folded in), then the masked region.
 localparam CRC_BYTES = 84;
+// BUILD registers the ICRC as CRC_SLICES partial sums, one per CRC_BYTES*8
+// / CRC_SLICES input bits (the CRC is linear); CRC adds them. Each stage is
+// a few levels of XOR.
+localparam CRC_SLICES = 16;
+localparam CRC_SLICE_BITS = CRC_BYTES * 8 / CRC_SLICES;
 localparam EXTENT_BITS = 15;
 
 // The CNP builder.
@@ -190,7 +196,6 @@ reg                      w_send_reg;
 reg  [NP_ENTRY_WIDTH-1:0] w_counted_reg;
 reg  [NP_ENTRY_WIDTH-1:0] w_sent_reg;
 wire [NP_ENTRY_WIDTH-1:0] w_word = w_send_reg ? w_sent_reg : w_counted_reg;
-reg                      rd_en;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [NP_ENTRY_WIDTH-1:0] wr_data;
@@ -201,7 +206,10 @@ qp_rmw_pipe #(
     .ADDR_WIDTH(QP_INDEX_WIDTH)
 ) state_inst (
     .clk(clk),
-    .rd_en(rd_en),
+    // A reads the input's QP every cycle: R, which never waits, uses the
+    // word only after an event was taken, and no logic stands before the
+    // block RAM's read enable.
+    .rd_en(1'b1),
     .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
     .entry(entry),
     .wr_en(wr_en),
@@ -258,19 +266,38 @@ reg [16:0]  div_rem_reg, div_rem_next;
 reg [EXTENT_BITS:0] extent_reg, extent_next;
 reg [3:0]   div_step_reg, div_step_next;
 reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
-reg [CRC_BYTES*8-1:0]   crc_data_reg, crc_data_next;
+reg [CRC_BYTES*8-1:0]   crc_data;
+reg [32*CRC_SLICES-1:0] crc_part_reg;
+// The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
+// it into the frame (the ICRC masks that field, so it need not wait).
+reg [19:0]  csum_sum_reg;
 reg [6:0]   frame_len_reg, frame_len_next;
 reg [BEAT_WIDTH-1:0] beat_reg, beat_next;
 
-wire [31:0] crc_state;
+wire [32*CRC_SLICES-1:0] crc_part;
 
-crc32_lfsr #(
-    .DATA_WIDTH(CRC_BYTES*8)
-) icrc_inst (
-    .state_in(32'd0),
-    .data_in(crc_data_reg),
-    .state_out(crc_state)
-);
+genvar slice;
+generate
+    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
+        // The slice's own bits, all others zero: its share of the CRC.
+        crc32_lfsr #(
+            .DATA_WIDTH(CRC_BYTES*8)
+        ) icrc_inst (
+            .state_in(32'd0),
+            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
+            .state_out(crc_part[slice*32 +: 32])
+        );
+    end
+endgenerate
+
+reg [31:0] crc_state;
+integer crc_slice;
+always @* begin
+    crc_state = 32'd0;
+    for (crc_slice = 0; crc_slice < CRC_SLICES; crc_slice = crc_slice + 1) begin
+        crc_state = crc_state ^ crc_part_reg[crc_slice*32 +: 32];
+    end
+end
 
 // Next-state values of the packet counters: each stops at its own maximum,
 // so the CE packet that sends a CNP always counts.
@@ -355,17 +382,16 @@ wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sp
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
 
-// IPv4 header checksum over the ten words (checksum word 0).
-reg [19:0] csum_sum;
-wire [16:0] csum_once = {1'b0, csum_sum[15:0]} + {13'd0, csum_sum[19:16]};
+// IPv4 header checksum over the ten words (checksum word 0): the sum in
+// BUILD, its fold in CRC.
+wire [19:0] csum_sum = {4'd0, 8'h45, tos} + 20'h0003C + 20'h04000 + 20'h04011
+    + {4'd0, cnp_ip_dst[31:16]} + {4'd0, cnp_ip_dst[15:0]}
+    + {4'd0, cnp_ip_src[31:16]} + {4'd0, cnp_ip_src[15:0]};
+wire [16:0] csum_once = {1'b0, csum_sum_reg[15:0]} + {13'd0, csum_sum_reg[19:16]};
 wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
-always @* begin
-    csum_sum = {4'd0, 8'h45, tos} + 20'h0003C + 20'h04000 + 20'h04011
-        + {4'd0, cnp_ip_dst[31:16]} + {4'd0, cnp_ip_dst[15:0]}
-        + {4'd0, cnp_ip_src[31:16]} + {4'd0, cnp_ip_src[15:0]};
-end
 
-wire [159:0] ipv4 = {be32(cnp_ip_src[31:0]), be32(cnp_ip_dst[31:0]), be16(ipv4_checksum),
+// The checksum field is written in CRC (0 until then).
+wire [159:0] ipv4 = {be32(cnp_ip_src[31:0]), be32(cnp_ip_dst[31:0]), 16'd0,
                      8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd60), tos, 8'h45};
 wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
 wire [319:0] ipv6 = {be128(cnp_ip_src), be128(cnp_ip_dst), 8'h40, 8'h11, be16(16'd40),
@@ -377,7 +403,7 @@ wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
 wire [111:0] eth = {be16(cnp_vlan_valid ? 16'h8100 : l3_type), be48(cnp_eth_dst), be48(cnp_eth_src)};
 wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
 
-// Stage A's read, and the RAM's writes: the sweep, a context load, W's
+// The RAM's writes: the sweep, a context load, W's
 // write-back.
 always @* begin
     init_next = init_reg;
@@ -404,8 +430,6 @@ always @* begin
         wr_en = 1'b1;
         wr_data = w_word;
     end
-
-    rd_en = accept_in_range;
 end
 
 // The CNP builder.
@@ -416,7 +440,9 @@ always @* begin
     extent_next = extent_reg;
     div_step_next = div_step_reg;
     frame_next = frame_reg;
-    crc_data_next = crc_data_reg;
+    crc_data = cnp_ipv6
+        ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
+        : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
     frame_len_next = frame_len_reg;
     beat_next = beat_reg;
 
@@ -448,13 +474,11 @@ always @* begin
         end
         CNP_BUILD: begin
             if (cnp_ipv6) begin
-                crc_data_next = {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0};
                 frame_len_next = cnp_vlan_valid ? 7'd98 : 7'd94;
                 frame_next = cnp_vlan_valid
                     ? {32'd0, transport, ipv6, vlan_tag, eth}
                     : {64'd0, transport, ipv6, eth};
             end else begin
-                crc_data_next = {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
                 frame_len_next = cnp_vlan_valid ? 7'd78 : 7'd74;
                 frame_next = cnp_vlan_valid
                     ? {192'd0, transport, ipv4, vlan_tag, eth}
@@ -464,9 +488,16 @@ always @* begin
         end
         CNP_CRC: begin
             // The ICRC goes least significant byte first into the last 4 bytes.
+            // The IPv4 checksum at IP header bytes 10-11.
             case (frame_len_reg)
-                7'd74: frame_next[70*8 +: 32] = ~crc_state;
-                7'd78: frame_next[74*8 +: 32] = ~crc_state;
+                7'd74: begin
+                    frame_next[24*8 +: 16] = be16(ipv4_checksum);
+                    frame_next[70*8 +: 32] = ~crc_state;
+                end
+                7'd78: begin
+                    frame_next[28*8 +: 16] = be16(ipv4_checksum);
+                    frame_next[74*8 +: 32] = ~crc_state;
+                end
                 7'd94: frame_next[90*8 +: 32] = ~crc_state;
                 default: frame_next[94*8 +: 32] = ~crc_state;
             endcase
@@ -494,7 +525,10 @@ always @(posedge clk) begin
     extent_reg <= extent_next;
     div_step_reg <= div_step_next;
     frame_reg <= frame_next;
-    crc_data_reg <= crc_data_next;
+    if (cnp_state_reg == CNP_BUILD) begin
+        crc_part_reg <= crc_part;
+        csum_sum_reg <= csum_sum;
+    end
     frame_len_reg <= frame_len_next;
     beat_reg <= beat_next;
 

@@ -26,7 +26,8 @@
  *      was the same QP);
  *   L  the word registered: the ticks' differences to the event's tick,
  *      the headroom to line rate, the stage counts of the next increases;
- *   M  the products: the next increases' target steps;
+ *   M  the products: both stage counts times R_HAI (K's load picks one
+ *      as the next increase's target step);
  *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
  *      like steps every two cycles (decided, then taken), alpha decays a
  *      chunk every three cycles (its entry in the table of (1 - g)^(2^j),
@@ -36,10 +37,12 @@
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
  * down Q, V, C in order. A, R, L, M move together while K takes; Q, V, C
- * while the rate output takes. An event waits in A while a later stage
- * holds an event of its QP that may change the word (not a sent-bytes
- * event of a QP whose timers are stopped), so every read sees the QP's
- * last write; the wait is 7 cycles plus any catch-up of that event in K.
+ * while the rate output takes. K hands on from registers alone (whether
+ * it still catches up is registered, a cycle late but for the event's
+ * first cycle in K: an event that catches up stays one cycle more). An
+ * event waits in A while a later stage holds an event of its QP that may
+ * change the word (not a sent-bytes event of a QP whose timers are
+ * stopped), so every read sees the QP's last write; the wait is 7 cycles plus any catch-up of that event in K.
  * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks or halvings
  * (two cycles each) per run of like increases (fast recovery, additive,
  * each hyper step while the timer stage is below the byte stage, the
@@ -162,8 +165,19 @@ function [9:0] increase_kind(input [7:0] timer_stage, input [7:0] byte_stage, in
     end
 endfunction
 
+function [1:0] increase_stage(input [7:0] timer_stage, input [7:0] byte_stage, input [7:0] threshold);
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [9:0] kind;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+        kind = increase_kind(timer_stage, byte_stage, threshold);
+        increase_stage = kind[9:8];
+    end
+endfunction
+
 // What an increase adds to the target (before the line-rate limit): 0 in
-// fast recovery, R_AI in additive increase, steps * R_HAI in hyper.
+// fast recovery, R_AI in additive increase, steps * R_HAI in hyper. M and
+// K make it in two halves (m_inc_add); the assertions check them by this.
 function [39:0] increase_add(input [1:0] stage, input [7:0] steps, input [31:0] ai_rate, input [31:0] hai_rate);
     reg [39:0] hyper_add;
     begin
@@ -258,6 +272,9 @@ endfunction
 // One increase: the target steps up by `add` to at most line rate
 // (headroom = line - target), the rate to (target + rate) / 2 rounded up
 // (so it reaches the target). Returns {changed, rate, target, headroom}.
+// `changed` comes from compares of the inputs, beside the sums: with
+// rate <= target <= line, (target + rate + 1) / 2 = rate iff target = rate,
+// and so on for each case.
 /* verilator lint_off UNUSEDSIGNAL */
 function [97:0] increase(
     input [31:0] rate,
@@ -276,7 +293,7 @@ function [97:0] increase(
     reg [31:0] rate_new;
     reg [31:0] target_new;
     reg [32:0] headroom_new;
-    reg        target_changed;
+    reg        changed;
     begin
         left = {{8{headroom[32]}}, headroom} - {1'b0, add};
         sum_fast = {2'd0, target} + {2'd0, rate} + 34'd1;
@@ -290,20 +307,20 @@ function [97:0] increase(
             target_new = target;
             headroom_new = headroom;
             rate_new = sum_fast[32:1];
-            target_changed = 1'b0;
+            changed = target != rate;
         end else if (left[40]) begin
             // add > headroom: the target stops at line rate.
             target_new = line;
             headroom_new = 33'd0;
             rate_new = sum_line[32:1];
-            target_changed = headroom != 33'd0;
+            changed = headroom != 33'd0 || line != rate;
         end else begin
             target_new = target + add[31:0];
             headroom_new = left[32:0];
             rate_new = sum_add[32:1];
-            target_changed = add != 40'd0;
+            changed = add != 40'd0 || target != rate;
         end
-        increase = {target_changed || rate_new != rate, rate_new, target_new, headroom_new};
+        increase = {changed, rate_new, target_new, headroom_new};
     end
 endfunction
 
@@ -390,7 +407,9 @@ reg                      m_rate_line_reg;
 reg                      m_rate_near_reg;
 reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
-reg [7:0]                m_inc_steps_reg;
+reg                      m_low_timer_reg;
+reg [39:0]               m_timer_hyper_reg;
+reg [39:0]               m_byte_hyper_reg;
 reg [32:0]               m_bytes_sum_reg;
 
 // K: the catch-up loop's state.
@@ -463,6 +482,11 @@ reg [39:0]               k_run_hyper_add_reg;
 // An alpha decays' chunk in three cycles: phase 0 takes its table entry,
 // 1 the product alpha * keep, 2 the shift.
 reg [1:0]                k_alpha_phase_reg;
+// k_catching a cycle late (exact when K takes an event, from M's
+// registers): the handshakes below read only registers. k_catching never
+// rises again within an event, so a late 1 costs a cycle and a late 0
+// cannot happen.
+reg                      k_catching_reg;
 reg [16:0]               k_alpha_keep_reg;
 reg [15:0]               k_alpha_product_reg;
 
@@ -617,8 +641,9 @@ wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 // A, R, L and M move together while K is empty or hands its event on.
 wire out_free = !m_rate_valid_reg || m_rate_ready;
 wire qvc_move = !c_valid_reg || out_free;
-wire k_timer_emit = k_valid_reg && !k_catching && k_timer_changed_reg && qvc_move;
-wire k_done = k_valid_reg && !k_catching && !k_timer_changed_reg && qvc_move;
+wire m_catching = m_running_reg && (!m_increase_left_reg[64] || (m_alpha_reg != 16'd0 && !m_alpha_left_reg[64]));
+wire k_timer_emit = k_valid_reg && !k_catching_reg && k_timer_changed_reg && qvc_move;
+wire k_done = k_valid_reg && !k_catching_reg && !k_timer_changed_reg && qvc_move;
 wire front_move = !k_valid_reg || k_done;
 // A stage that will write its QP's word back: A waits for it.
 wire [6:0] stage_writes = {
@@ -679,8 +704,14 @@ qp_rmw_pipe #(
 // L's logic.
 wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
 
-// M's logic: the next increase's target step.
-wire [39:0] m_inc_add = increase_add(m_inc_stage_reg, m_inc_steps_reg, cfg_ai_rate, cfg_hai_rate);
+// M's logic: the next increase's target step. A hyper step adds
+// (low - threshold) * R_HAI: M multiplies both stage counts by R_HAI, and
+// K's load picks the lower's product and subtracts threshold * R_HAI
+// (registered from the configuration, which holds while events flow).
+reg  [39:0] threshold_hyper_reg;
+wire [39:0] m_hyper_add = (m_low_timer_reg ? m_timer_hyper_reg : m_byte_hyper_reg) - threshold_hyper_reg;
+wire [39:0] m_inc_add = m_inc_stage_reg == STAGE_HYPER_INCREASE ? m_hyper_add
+    : m_inc_stage_reg == STAGE_ADDITIVE_INCREASE ? {8'd0, cfg_ai_rate} : 40'd0;
 
 // ---------------------------------------------------------------------------
 // The alpha chunks' table, one entry every three cycles.
@@ -882,6 +913,8 @@ wire [31:0] c_cnp_target = c_first_cut_reg ? c_cnp_rate : c_clamp_target_reg ? c
 wire        c_cnp_absorbed = c_cnp_reg && c_cut_held_reg;
 
 always @(posedge clk) begin
+    threshold_hyper_reg <= cfg_threshold * cfg_hai_rate;
+
     // Reset sweep, until the alpha table is filled too.
     if (init_reg) begin
         init_addr_reg <= init_at_last ? 0 : init_addr_reg + 1;
@@ -972,7 +1005,10 @@ always @(posedge clk) begin
         m_gap_reg <= l_target_reg - l_rate_reg;
         {m_rate_line_reg, m_rate_near_reg} <= line_flags(l_rate_reg, cfg_line_rate);
         m_byte_next_reg <= l_byte_next;
-        {m_inc_stage_reg, m_inc_steps_reg} <= increase_kind(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
+        m_inc_stage_reg <= increase_stage(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
+        m_low_timer_reg <= l_timer_stage_reg <= l_byte_stage_reg;
+        m_timer_hyper_reg <= l_timer_stage_reg * cfg_hai_rate;
+        m_byte_hyper_reg <= l_byte_stage_reg * cfg_hai_rate;
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
     end
 
@@ -1014,7 +1050,9 @@ always @(posedge clk) begin
         k_timer_kind_reg <= m_inc_stage_reg;
         k_alpha_phase_reg <= 2'd0;
         k_inc_phase_reg <= 1'b0;
+        k_catching_reg <= m_catching;
     end else begin
+        k_catching_reg <= k_catching;
         // Timer increases: phase 0 decides a chunk (or a halving) and
         // registers its result; phase 1 takes it (rp_catch_up_chunk moves
         // its j).
@@ -1249,6 +1287,7 @@ end
 
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
+wire [9:0] m_inc_kind = increase_kind(m_timer_stage_reg, m_byte_stage_reg, cfg_threshold);
 always @(posedge clk) begin
     if (!rst && a_valid_reg) begin
         assert (a_same_qp_reg == {r_qp_reg == a_qp_reg, l_qp_reg == a_qp_reg, m_qp_reg == a_qp_reg,
@@ -1256,11 +1295,22 @@ always @(posedge clk) begin
                                   c_qp_reg == a_qp_reg})
         else metaroce_assertion_failed("dcqcn_rp: A's same-QP bits out of step with the stages");
     end
+    if (!rst && q_valid_reg && q_byte_step_reg) begin
+        assert (q_inc_changed == (q_inc_rate != q_rate_reg || q_inc_target != q_target_reg))
+        else metaroce_assertion_failed("dcqcn_rp: Q's increase misjudged as a change");
+    end
+    if (!rst && m_valid_reg) begin
+        assert (m_inc_stage_reg == m_inc_kind[9:8]
+                && m_inc_add == increase_add(m_inc_stage_reg, m_inc_kind[7:0], cfg_ai_rate, cfg_hai_rate))
+        else metaroce_assertion_failed("dcqcn_rp: M's increase step misjudged");
+    end
     if (!rst && k_valid_reg) begin
         assert (k_rate_reg <= k_target_reg && k_target_reg <= cfg_line_rate && k_rate_reg >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
         assert (k_alpha_reg <= FRACTION_ONE)
         else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
+        assert (k_catching_reg || !k_catching)
+        else metaroce_assertion_failed("dcqcn_rp: K's catching-up flag late to rise");
         assert (k_alpha_zero_reg == (k_alpha_reg == 16'd0))
         else metaroce_assertion_failed("dcqcn_rp: alpha's zero flag out of step");
         assert (k_at_line_reg == (k_headroom_reg == 33'd0))
@@ -1269,6 +1319,8 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
         assert ({k_rate_line_reg, k_rate_near_reg} == line_flags(k_rate_reg, cfg_line_rate))
         else metaroce_assertion_failed("dcqcn_rp: the rate's line flags out of step");
+        assert (k_inc_changed == (k_inc_rate != k_rate_reg || k_inc_target != k_target_reg))
+        else metaroce_assertion_failed("dcqcn_rp: K's increase misjudged as a change");
         assert (k_inc_converged == (k_inc_rate == cfg_line_rate && k_inc_headroom == 33'd0 && k_alpha_zero_reg))
         else metaroce_assertion_failed("dcqcn_rp: an increase's convergence misjudged");
     end
