@@ -106,8 +106,9 @@ localparam BEAT_WIDTH = $clog2(BEATS + 1);
 // stand-in with the initial register folded in), then the masked region.
 localparam CRC_BYTES = 84;
 // BUILD registers the ICRC as CRC_SLICES partial sums, one per CRC_BYTES*8
-// / CRC_SLICES input bits (the CRC is linear); CRC adds them. Each stage is
-// a few levels of XOR.
+// / CRC_SLICES input bits; CRC adds them (XOR). From state 0 the CRC is
+// linear in its input, so the sums add up to the whole. Each stage is a
+// few levels of XOR.
 localparam CRC_SLICES = 16;
 localparam CRC_SLICE_BITS = CRC_BYTES * 8 / CRC_SLICES;
 localparam EXTENT_BITS = 15;
@@ -128,6 +129,9 @@ generate
     end
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
         cnp_notify_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
+    end
+    if (CRC_SLICE_BITS * CRC_SLICES != CRC_BYTES * 8) begin : g_bad_crc_slices
+        cnp_notify_CRC_SLICES_must_divide_the_ICRC_input_bits bad_crc_slices();
     end
 endgenerate
 

@@ -42,7 +42,8 @@
  * first cycle in K: an event that catches up stays one cycle more). An
  * event waits in A while a later stage holds an event of its QP that may
  * change the word (not a sent-bytes event of a QP whose timers are
- * stopped), so every read sees the QP's last write; the wait is 7 cycles plus any catch-up of that event in K.
+ * stopped), so every read sees the QP's last write; the wait is 7 cycles
+ * plus any catch-up of that event in K (with its cycle of lag).
  * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks or halvings
  * (two cycles each) per run of like increases (fast recovery, additive,
  * each hyper step while the timer stage is below the byte stage, the

@@ -5,7 +5,8 @@
 
 /*
  * Per-QP read-modify-write with forwarding: the state RAM (qp_state_ram.v)
- * of a pipeline. Stage A reads the word of the event it takes; the stage
+ * of a pipeline. Stage A reads the word of the event it takes (the
+ * notification point reads every cycle, its R never waiting); the stage
  * a cycle later (R in both points) finds it on `entry`, and a later stage
  * writes it back. When a write of the same QP came in the cycle of the
  * read, the RAM returned the word from before that write: `entry` is then
@@ -14,7 +15,8 @@
  *
  * | port     | width      | meaning                                        |
  * |----------|------------|------------------------------------------------|
- * | rd_en    | 1          | stage A takes an event: read `rd_addr`          |
+ * | rd_en    | 1          | read `rd_addr` (when stage A takes an event, or |
+ * |          |            | every cycle where R never waits)                |
  * | entry    | WIDTH      | stage R: the current word of that QP, from the  |
  * |          |            | next cycle until the next read                  |
  * | wr_en    | 1          | write `wr_data` to `wr_addr` (the write-back    |
