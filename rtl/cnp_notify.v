@@ -270,7 +270,6 @@ reg [16:0]  div_rem_reg, div_rem_next;
 reg [EXTENT_BITS:0] extent_reg, extent_next;
 reg [3:0]   div_step_reg, div_step_next;
 reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
-reg [CRC_BYTES*8-1:0]   crc_data;
 reg [32*CRC_SLICES-1:0] crc_part_reg;
 // The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
 // it into the frame (the ICRC masks that field, so it need not wait).
@@ -279,20 +278,6 @@ reg [6:0]   frame_len_reg, frame_len_next;
 reg [BEAT_WIDTH-1:0] beat_reg, beat_next;
 
 wire [32*CRC_SLICES-1:0] crc_part;
-
-genvar slice;
-generate
-    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
-        // The slice's own bits, all others zero: its share of the CRC.
-        crc32_lfsr #(
-            .DATA_WIDTH(CRC_BYTES*8)
-        ) icrc_inst (
-            .state_in(32'd0),
-            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
-            .state_out(crc_part[slice*32 +: 32])
-        );
-    end
-endgenerate
 
 reg [31:0] crc_state;
 integer crc_slice;
@@ -404,6 +389,26 @@ wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7
 // Transport: UDP, BTH, reserved (36 bytes).
 wire [287:0] transport = {reserved, bth, udp};
 wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
+// The ICRC's input (SPEC.md §3.5): the masked headers, an IPv4 CNP's
+// shorter one padded with zeros at the front.
+wire [CRC_BYTES*8-1:0] crc_data = cnp_ipv6
+    ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
+    : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
+
+genvar slice;
+generate
+    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
+        // The slice's own bits, all others zero: its share of the CRC.
+        crc32_lfsr #(
+            .DATA_WIDTH(CRC_BYTES*8)
+        ) icrc_inst (
+            .state_in(32'd0),
+            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
+            .state_out(crc_part[slice*32 +: 32])
+        );
+    end
+endgenerate
+
 wire [111:0] eth = {be16(cnp_vlan_valid ? 16'h8100 : l3_type), be48(cnp_eth_dst), be48(cnp_eth_src)};
 wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
 
@@ -444,9 +449,6 @@ always @* begin
     extent_next = extent_reg;
     div_step_next = div_step_reg;
     frame_next = frame_reg;
-    crc_data = cnp_ipv6
-        ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
-        : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
     frame_len_next = frame_len_reg;
     beat_next = beat_reg;
 

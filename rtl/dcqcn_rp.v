@@ -142,6 +142,13 @@ function [7:0] sat_inc(input [7:0] count);
     sat_inc = count == 8'hFF ? 8'hFF : count + 8'd1;
 endfunction
 
+// {increase due, alpha decay due} of a running QP: an expiry is due once
+// the event's tick is at or past it (the difference's sign clear); alpha
+// decays only while above 0.
+function [1:0] expiries_due(input running, input alpha_zero, input increase_left_sign, input alpha_left_sign);
+    expiries_due = {running && !increase_left_sign, running && !alpha_zero && !alpha_left_sign};
+endfunction
+
 // {Rc = line rate, Rc >= line rate - 1}: the flags K keeps beside Rc.
 function [1:0] line_flags(input [31:0] rate, input [31:0] line);
     line_flags = {rate == line, {1'b0, rate} + 33'd1 >= {1'b0, line}};
@@ -454,6 +461,9 @@ reg [7:0]                k_byte_next_reg;
 // the stage counts before it counts.
 reg [1:0]                k_inc_stage_reg;
 reg [39:0]               k_inc_add_reg;
+// A chunk's step, kept beside what it is made of: 0 at line rate, else
+// the target step (below 2^31 in a chunk of j >= 1).
+reg [31:0]               k_step_reg;
 reg                      k_byte_step_reg;
 reg [31:0]               k_bytes_sum_reg;
 // 2^j * the timer increases' target step (their chunk's j in
@@ -633,8 +643,9 @@ assign m_rate_len = m_rate_len_reg;
 
 // ---------------------------------------------------------------------------
 // K's catch-up state: expiries due are the signs of the differences.
-wire k_inc_due = k_running_reg && !k_increase_left_reg[64];
-wire k_alpha_due = k_running_reg && !k_alpha_zero_reg && !k_alpha_left_reg[64];
+wire k_inc_due, k_alpha_due;
+assign {k_inc_due, k_alpha_due} = expiries_due(k_running_reg, k_alpha_zero_reg, k_increase_left_reg[64],
+    k_alpha_left_reg[64]);
 wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 
 // Handshakes. Q, V and C move together while the rate output takes; K
@@ -642,7 +653,8 @@ wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 // A, R, L and M move together while K is empty or hands its event on.
 wire out_free = !m_rate_valid_reg || m_rate_ready;
 wire qvc_move = !c_valid_reg || out_free;
-wire m_catching = m_running_reg && (!m_increase_left_reg[64] || (m_alpha_reg != 16'd0 && !m_alpha_left_reg[64]));
+// K's catching-up flag for the event it takes from M, from M's registers.
+wire m_catching = |expiries_due(m_running_reg, m_alpha_reg == 16'd0, m_increase_left_reg[64], m_alpha_left_reg[64]);
 wire k_timer_emit = k_valid_reg && !k_catching_reg && k_timer_changed_reg && qvc_move;
 wire k_done = k_valid_reg && !k_catching_reg && !k_timer_changed_reg && qvc_move;
 wire front_move = !k_valid_reg || k_done;
@@ -811,10 +823,8 @@ wire        k_inc_decide = k_valid_reg && k_inc_due && !k_inc_phase_reg;
 wire        k_chunk_due = k_chunk_in_time && k_chunk_like && k_chunk_below_line;
 assign      k_inc_chunk = k_inc_phase_reg && k_inc_take_reg;
 assign      k_inc_halve = k_inc_phase_reg && k_inc_halve_reg;
-// A chunk of j >= 1: its step is below 2^31 (2^j steps fit below line rate).
-wire [31:0] k_step = k_at_line ? 32'd0 : k_inc_add_reg[31:0];
 wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
-wire [33:0] k_gap_less = {2'd0, k_gap_reg} - {2'd0, k_step};
+wire [33:0] k_gap_less = {2'd0, k_gap_reg} - {2'd0, k_step_reg};
 /* verilator lint_off UNUSEDSIGNAL */
 reg  [33:0] k_gap_halved;
 always @* begin
@@ -829,7 +839,7 @@ always @* begin
 end
 // Rt' - (a + halved), as (Rt' - a) - halved: the sums beside the shift.
 wire [31:0] k_chunk_target = k_target_reg + k_chunk_add;
-wire [31:0] k_chunk_base = k_chunk_target - k_step;
+wire [31:0] k_chunk_base = k_chunk_target - k_step_reg;
 wire [31:0] k_chunk_rate = k_chunk_base - k_gap_halved[31:0];
 wire [31:0] k_next_rate = k_inc_j == 7'd0 ? k_inc_rate : k_chunk_rate;
 wire [31:0] k_next_target = k_inc_j == 7'd0 ? k_inc_target : k_chunk_target;
@@ -1044,6 +1054,7 @@ always @(posedge clk) begin
         k_byte_next_reg <= m_byte_next_reg;
         k_inc_stage_reg <= m_inc_stage_reg;
         k_inc_add_reg <= m_inc_add;
+        k_step_reg <= m_headroom_reg == 33'd0 ? 32'd0 : m_inc_add[31:0];
         k_byte_step_reg <= m_bytes_sum_reg >= {1'b0, cfg_byte_reset};
         k_bytes_sum_reg <= m_bytes_sum_reg[31:0];
         k_inc_chunk_add_reg <= {2'd0, m_inc_add};
@@ -1070,6 +1081,8 @@ always @(posedge clk) begin
             k_increase_left_reg <= k_increase_left_reg - k_inc_span[64:0];
             k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed_reg;
             k_timer_kind_reg <= k_inc_stage_reg;
+            k_step_reg <= k_chunk_headroom_reg == 33'd0 ? 32'd0
+                : (k_inc_ends_run_reg ? k_run_next[31:0] : k_inc_add_reg[31:0]);
             if (k_inc_ends_run_reg) begin
                 {k_inc_stage_reg, k_inc_add_reg} <= k_run_next;
                 k_inc_chunk_add_reg <= {2'd0, k_run_next[39:0]};
@@ -1316,6 +1329,8 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: alpha's zero flag out of step");
         assert (k_at_line_reg == (k_headroom_reg == 33'd0))
         else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
+        assert (k_step_reg == (k_at_line_reg ? 32'd0 : k_inc_add_reg[31:0]))
+        else metaroce_assertion_failed("dcqcn_rp: K's chunk step out of step");
         assert (k_gap_reg == k_target_reg - k_rate_reg)
         else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
         assert ({k_rate_line_reg, k_rate_near_reg} == line_flags(k_rate_reg, cfg_line_rate))

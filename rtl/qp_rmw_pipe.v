@@ -9,9 +9,8 @@
  * notification point reads every cycle, its R never waiting); the stage
  * a cycle later (R in both points) finds it on `entry`, and a later stage
  * writes it back. When a write of the same QP came in the cycle of the
- * read, the RAM returned the word from before that write: `entry` is then
- * the word written, so back-to-back events of one QP see each other's
- * updates.
+ * read, the RAM's word is undefined (qp_state_ram.v): `entry` is then the
+ * word written, so back-to-back events of one QP see each other's updates.
  *
  * | port     | width      | meaning                                        |
  * |----------|------------|------------------------------------------------|

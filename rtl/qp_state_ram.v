@@ -6,7 +6,10 @@
 /*
  * Per-QP state RAM: one word per QP, one registered read port and one write
  * port (simple dual port, as block RAM maps it). A read in the same cycle as
- * a write to the same address returns the old word; users forward.
+ * a write to the same address returns an undefined word (X in simulation):
+ * users forward around it. (Promising the old word costs a register and a
+ * multiplexer behind every block RAM: Yosys emulates it, and the ECP5
+ * DP16KD gives no such promise between its two ports.)
  *
  * COLUMN_WIDTH 0 keeps the word in one memory. Otherwise the word is built
  * of memories COLUMN_WIDTH bits wide (the last one padded): the pacer's wide
@@ -57,11 +60,20 @@ assign rd_data = rd_data_padded[WIDTH-1:0];
 genvar c;
 generate
     for (c = 0; c < COLUMNS; c = c + 1) begin : g_column
+        // no_rw_check: Yosys maps the RAM as it is, with no logic that
+        // makes a colliding read return the old word.
+        (* no_rw_check *)
         reg [COLUMN-1:0] mem [0:DEPTH-1];
         reg [COLUMN-1:0] rd_data_reg;
         always @(posedge clk) begin
             if (rd_en) begin
+`ifdef SYNTHESIS
                 rd_data_reg <= mem[rd_addr];
+`else
+                // Simulation: X (Verilator --x-assign unique: a seeded
+                // value), so that no user can lean on either word.
+                rd_data_reg <= wr_en && rd_addr == wr_addr ? {COLUMN{1'bx}} : mem[rd_addr];
+`endif
             end
             if (wr_en) begin
                 mem[wr_addr] <= wr_data_padded[COLUMN*c +: COLUMN];

@@ -174,30 +174,37 @@ function [DEBT_WORD_WIDTH-1:0] debt_word(
     debt_word = {base, len, gap_ready, prev_base, prev_len, prev_gap_ready, wait_ok, wait_desc};
 endfunction
 
-localparam [4:0]
-    STATE_INIT = 5'd0,
-    STATE_IDLE = 5'd1,
-    STATE_TAKE = 5'd2,
-    STATE_GCRA = 5'd3,
-    STATE_INSERT = 5'd4,
-    STATE_RATE = 5'd5,
-    STATE_DROP = 5'd6,
-    STATE_HEAD = 5'd7,
-    STATE_POP_A = 5'd8,
-    STATE_POP_B = 5'd9,
-    STATE_POP_STOP = 5'd10,
-    STATE_CASCADE_A = 5'd11,
-    STATE_CASCADE_B = 5'd12,
-    STATE_CASCADE_PLACE = 5'd13,
-    STATE_CASCADE_INSERT = 5'd14,
-    STATE_SETTLE = 5'd15,
-    STATE_POP_C = 5'd16,
-    STATE_RETIME_READ = 5'd17,
-    STATE_RETIME_TAKE = 5'd18,
-    STATE_TAKE_WAIT = 5'd19,
-    STATE_RETIME_WAIT = 5'd20;
+// The controller's states, one-hot: each is the index of its bit in
+// state_reg (a test of one register, no decoder, before every use).
+localparam
+    STATE_INIT = 0,
+    STATE_IDLE = 1,
+    STATE_TAKE = 2,
+    STATE_GCRA = 3,
+    STATE_INSERT = 4,
+    STATE_RATE = 5,
+    STATE_DROP = 6,
+    STATE_HEAD = 7,
+    STATE_POP_A = 8,
+    STATE_POP_B = 9,
+    STATE_POP_STOP = 10,
+    STATE_CASCADE_A = 11,
+    STATE_CASCADE_B = 12,
+    STATE_CASCADE_PLACE = 13,
+    STATE_CASCADE_INSERT = 14,
+    STATE_SETTLE = 15,
+    STATE_POP_C = 16,
+    STATE_RETIME_READ = 17,
+    STATE_RETIME_TAKE = 18,
+    STATE_TAKE_WAIT = 19,
+    STATE_RETIME_WAIT = 20;
+localparam STATE_COUNT = 21;
 
-reg [4:0]  state_reg = STATE_INIT, state_next;
+function [STATE_COUNT-1:0] to_state(input integer index);
+    to_state = {{(STATE_COUNT-1){1'b0}}, 1'b1} << index;
+endfunction
+
+reg [STATE_COUNT-1:0] state_reg = to_state(STATE_INIT), state_next;
 reg [31:0] init_addr_reg = 32'd0;
 // The sweep is still below QP_COUNT, below DESC_COUNT.
 reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
@@ -358,8 +365,15 @@ wire                      live_rd_data;
 reg                       next_rd_en, next_wr_en;
 reg [DIW-1:0]             next_rd_addr, next_wr_addr, next_wr_data;
 wire [DIW-1:0]            next_rd_data;
-reg                       slot_rd_en, head_wr_en, tail_wr_en;
-reg [SB+1:0]              slot_rd_addr, head_wr_addr, tail_wr_addr;
+reg                       head_wr_en, tail_wr_en;
+reg [SB+1:0]              head_wr_addr, tail_wr_addr;
+// The slot RAMs read the next event's slot in IDLE, and the placement's at
+// GCRA step 6 and CASCADE_PLACE step 3 (whether or not the packet then
+// goes in: a read that is not used is harmless), chosen by a register set
+// the cycle before.
+reg                       slot_rd_place_reg = 1'b0;
+wire                      slot_rd_en = state_reg[STATE_IDLE] || slot_rd_place_reg;
+wire [SB+1:0]             slot_rd_addr = slot_rd_place_reg ? place_addr : nxt_addr_reg;
 reg [DIW-1:0]             head_wr_data;
 wire [DIW-1:0]            head_rd_data, tail_rd_data;
 
@@ -407,7 +421,8 @@ generate
     end
 endgenerate
 wire scan_fresh = scan_age_reg == SCAN_LATENCY && !busy_pending;
-wire pool_full = held_reg == DESC_FULL;
+// Every descriptor in use, registered beside the count (held_reg == DESC_FULL).
+reg  pool_full_reg = 1'b0;
 
 // The release stages and output.
 // A packet's descriptor reaches the release stages two cycles after its
@@ -427,8 +442,10 @@ wire [16:0] gcra_from_len;
 wire [SB+1:0] place_addr;
 wire          place_addr_busy;
 wire [63:0] place_start;
-// The placement's packet: the cascading one, else the GCRA's.
-wire place_from_cascade = state_reg == STATE_CASCADE_PLACE || state_reg == STATE_CASCADE_INSERT;
+// The placement's packet: the cascading one (in CASCADE_PLACE and
+// CASCADE_INSERT, entered from CASCADE_B and CASCADE_PLACE only), else the
+// GCRA's; a register, set the cycle before.
+reg  place_from_cascade_reg = 1'b0;
 // The free list's second entry is fetched whenever the link RAM's read
 // port is free and the head stays.
 reg  prefetch;
@@ -484,16 +501,15 @@ always @* begin
     next_wr_en = link_pend_reg;
     next_wr_addr = link_addr_reg;
     next_wr_data = link_data_reg;
-    slot_rd_en = state_reg == STATE_IDLE;
-    slot_rd_addr = nxt_addr_reg;
     head_wr_en = 1'b0;
     head_wr_addr = ins_addr_reg;
     head_wr_data = free_head_reg;
     tail_wr_en = 1'b0;
     tail_wr_addr = ins_addr_reg;
 
-    case (state_reg)
-        STATE_INIT: begin
+    (* parallel_case *)
+    case (1'b1)
+        state_reg[STATE_INIT]: begin
             // Every QP at the start rate; every descriptor on the free list.
             if (init_qp_reg) begin
                 bt_wr_en = 1'b1;
@@ -513,10 +529,10 @@ always @* begin
                 next_wr_data = init_addr_reg[DIW-1:0] + 1'b1;
             end
             if (init_addr_reg == INIT_LAST) begin
-                state_next = STATE_IDLE;
+                state_next = to_state(STATE_IDLE);
             end
         end
-        STATE_IDLE: begin
+        state_reg[STATE_IDLE]: begin
             if (!nxt_ok_reg) begin
                 // A slot emptied: the scan names the next event.
                 if (scan_fresh) begin
@@ -532,44 +548,42 @@ always @* begin
                 // Serve the next event's slot: its head and tail are read.
                 raise_next = 1'b1;
                 busy_clr_next = 1'b1;
-                state_next = STATE_HEAD;
+                state_next = to_state(STATE_HEAD);
             end else if (hd_valid) begin
                 // Take the command (its QP's word is read).
                 hd_pop = 1'b1;
                 div_start = hd_touches && hd_rate_valid;
                 // Only a packet's GCRA reads the QP's words at the take;
                 // they wait a cycle unless read a cycle early.
-                state_next = hd_touches && hd_send && !qp_read_early_reg ? STATE_TAKE_WAIT : STATE_TAKE;
+                state_next = hd_touches && hd_send && !qp_read_early_reg ? to_state(STATE_TAKE_WAIT) : to_state(STATE_TAKE);
             end
         end
-        STATE_TAKE_WAIT: begin
+        state_reg[STATE_TAKE_WAIT]: begin
             // The QP's words cross the die (the RAMs' output registers).
-            state_next = STATE_TAKE;
+            state_next = to_state(STATE_TAKE);
         end
-        STATE_TAKE: begin
+        state_reg[STATE_TAKE]: begin
             // The QP's word is on the RAM's output: into the GCRA.
             raise_next = 1'b1;
             raise_cand_next = now_reg >> SLOT_SHIFT;
             step_next = 3'd0;
             if (!cmd_send_reg) begin
-                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_SETTLE;
+                state_next = cmd_rate_valid_reg ? to_state(STATE_RATE) : to_state(STATE_SETTLE);
             end else begin
-                state_next = cmd_full_reg ? STATE_DROP : STATE_GCRA;
+                state_next = cmd_full_reg ? to_state(STATE_DROP) : to_state(STATE_GCRA);
             end
         end
-        STATE_GCRA: begin
+        state_reg[STATE_GCRA]: begin
             // Step 4: eligible and base' (into the placement); 5: gap_ready';
             // 6: the slot (its old tail read); the slot's start next. A
             // re-time reads the newest packet's descriptor at step 0 (its
             // QP and live bit registered at 3, judged at 4) and moves it
             // at 6 if it waits, its time is earlier and a descriptor is free.
             if (step_reg == 3'd6) begin
-                if (!retime_reg || (rt_ok_reg && rt_moves_reg && !pool_full)) begin
-                    slot_rd_en = 1'b1;
-                    slot_rd_addr = place_addr;
+                if (!retime_reg || (rt_ok_reg && rt_moves_reg && !pool_full_reg)) begin
                     // The QP's new debt, the packet's descriptor.
                     debt_wr_en = 1'b1;
-                    state_next = STATE_INSERT;
+                    state_next = to_state(STATE_INSERT);
                     if (retime_reg) begin
                         // The old descriptor goes stale.
                         live_wr_en = 1'b1;
@@ -577,11 +591,11 @@ always @* begin
                         live_wr_data = 1'b0;
                     end
                 end else begin
-                    state_next = STATE_IDLE;
+                    state_next = to_state(STATE_IDLE);
                 end
             end
         end
-        STATE_INSERT: begin
+        state_reg[STATE_INSERT]: begin
             // The slot's old tail is on the tail RAM's output.
             prefetch = 1'b0;
             next_rd_en = 1'b0;
@@ -603,42 +617,42 @@ always @* begin
                 nxt_start_next = place_start;
                 nxt_addr_next = ins_addr_reg;
             end
-            state_next = cmd_rate_valid_reg && !retime_reg ? STATE_RATE : STATE_IDLE;
+            state_next = cmd_rate_valid_reg && !retime_reg ? to_state(STATE_RATE) : to_state(STATE_IDLE);
         end
-        STATE_RATE: begin
+        state_reg[STATE_RATE]: begin
             // The new byte time; then the re-time, once it is written.
             if (div_done_reg) begin
                 bt_wr_en = 1'b1;
-                state_next = STATE_SETTLE;
+                state_next = to_state(STATE_SETTLE);
             end
         end
-        STATE_RETIME_READ: begin
+        state_reg[STATE_RETIME_READ]: begin
             // The QP's words are read again (with the new byte time).
-            state_next = STATE_RETIME_WAIT;
+            state_next = to_state(STATE_RETIME_WAIT);
         end
-        STATE_RETIME_WAIT: begin
-            state_next = STATE_RETIME_TAKE;
+        state_reg[STATE_RETIME_WAIT]: begin
+            state_next = to_state(STATE_RETIME_TAKE);
         end
-        STATE_RETIME_TAKE: begin
+        state_reg[STATE_RETIME_TAKE]: begin
             // On the RAMs' outputs: into the GCRA, from the prior debt.
             step_next = 3'd0;
-            state_next = STATE_GCRA;
+            state_next = to_state(STATE_GCRA);
         end
-        STATE_DROP: begin
+        state_reg[STATE_DROP]: begin
             // After every release decided before it, and the new rate.
             if (rel_stages_empty && rel_room) begin
                 rel_reserve = 1'b1;
                 rel_reserve_drop = 1'b1;
                 drop_valid = 1'b1;
-                state_next = cmd_rate_valid_reg ? STATE_RATE : STATE_IDLE;
+                state_next = cmd_rate_valid_reg ? to_state(STATE_RATE) : to_state(STATE_IDLE);
             end
         end
-        STATE_HEAD: begin
+        state_reg[STATE_HEAD]: begin
             // The slot's head and tail are on the RAMs' outputs.
             srv_head_next = head_rd_data;
-            state_next = nxt_addr_reg[SB+1:SB] == 2'd0 ? STATE_POP_A : STATE_CASCADE_A;
+            state_next = nxt_addr_reg[SB+1:SB] == 2'd0 ? to_state(STATE_POP_A) : to_state(STATE_CASCADE_A);
         end
-        STATE_POP_A: begin
+        state_reg[STATE_POP_A]: begin
             // Release the head: read its descriptor and link.
             prefetch = 1'b0;
             next_rd_en = 1'b1;
@@ -646,10 +660,10 @@ always @* begin
             if (rel_room) begin
                 rel_reserve = 1'b1;
                 held_next = held_reg - 1'b1;
-                state_next = STATE_POP_B;
+                state_next = to_state(STATE_POP_B);
             end
         end
-        STATE_POP_B: begin
+        state_reg[STATE_POP_B]: begin
             // Its link is on the RAM's output (into link_q_reg, next to the
             // RAM); it goes onto the free list, no longer live.
             live_wr_en = 1'b1;
@@ -667,39 +681,39 @@ always @* begin
             if (srv_head_reg == srv_tail_reg) begin
                 // The slot is empty: the scan names the next event.
                 nxt_ok_next = 1'b0;
-                state_next = STATE_IDLE;
+                state_next = to_state(STATE_IDLE);
             end else begin
-                state_next = STATE_POP_C;
+                state_next = to_state(STATE_POP_C);
             end
         end
-        STATE_POP_C: begin
+        state_reg[STATE_POP_C]: begin
             // The slot's next head, from the link's register.
             srv_head_next = link_q_reg;
-            state_next = due_known && due ? STATE_POP_A : STATE_POP_STOP;
+            state_next = due_known && due ? to_state(STATE_POP_A) : to_state(STATE_POP_STOP);
         end
-        STATE_POP_STOP: begin
+        state_reg[STATE_POP_STOP]: begin
             // Packets left, not yet due: the slot keeps its new head.
             head_wr_en = 1'b1;
             head_wr_addr = srv_addr_reg;
             head_wr_data = srv_head_reg;
             busy_back_next = 1'b1;
-            state_next = STATE_IDLE;
+            state_next = to_state(STATE_IDLE);
         end
-        STATE_CASCADE_A: begin
+        state_reg[STATE_CASCADE_A]: begin
             prefetch = 1'b0;
             next_rd_en = 1'b1;
             next_rd_addr = srv_head_reg;
-            state_next = STATE_CASCADE_B;
+            state_next = to_state(STATE_CASCADE_B);
         end
-        STATE_CASCADE_B: begin
+        state_reg[STATE_CASCADE_B]: begin
             // The head's link is on the link RAM's output (its descriptor,
             // kept going down, on the descriptor RAM's at place step 0).
             prefetch = 1'b0;
             next_rd_en = 1'b0;
-            state_next = STATE_CASCADE_PLACE;
+            state_next = to_state(STATE_CASCADE_PLACE);
             step_next = 3'd0;
         end
-        STATE_CASCADE_PLACE: begin
+        state_reg[STATE_CASCADE_PLACE]: begin
             // Unlink the head; place it (its slot at step 3: the
             // descriptor left its RAM's output register at step 0).
             prefetch = 1'b0;
@@ -711,12 +725,10 @@ always @* begin
                 head_wr_addr = srv_addr_reg;
                 head_wr_data = link_q_reg;
             end else if (step_reg == 3'd3) begin
-                slot_rd_en = 1'b1;
-                slot_rd_addr = place_addr;
-                state_next = STATE_CASCADE_INSERT;
+                state_next = to_state(STATE_CASCADE_INSERT);
             end
         end
-        STATE_CASCADE_INSERT: begin
+        state_reg[STATE_CASCADE_INSERT]: begin
             // Down to its new slot. The served slot, if not empty, is
             // still the next event (the inserted one starts no earlier,
             // and is lower on a tie).
@@ -730,19 +742,19 @@ always @* begin
             end else begin
                 busy_back_next = 1'b1;
             end
-            state_next = STATE_IDLE;
+            state_next = to_state(STATE_IDLE);
         end
-        STATE_SETTLE: begin
+        state_reg[STATE_SETTLE]: begin
             // A time advance's raise of the pointer, or a rate's write of
             // the byte time, lands; after a rate, the re-time.
-            state_next = cmd_rate_valid_reg ? STATE_RETIME_READ : STATE_IDLE;
+            state_next = cmd_rate_valid_reg ? to_state(STATE_RETIME_READ) : to_state(STATE_IDLE);
         end
-        default: state_next = STATE_IDLE;
+        default: state_next = to_state(STATE_IDLE);
     endcase
 end
 
 // The descriptor an insert links: a new one, or the one cascading.
-wire [DIW-1:0] ins_desc = state_reg == STATE_CASCADE_INSERT ? cas_desc_reg : free_head_reg;
+wire [DIW-1:0] ins_desc = state_reg[STATE_CASCADE_INSERT] ? cas_desc_reg : free_head_reg;
 
 always @(posedge clk) begin
     state_reg <= state_next;
@@ -781,17 +793,21 @@ always @(posedge clk) begin
     free_fetch_reg <= prefetch;
     free_land_reg <= free_fetch_reg && !free_set;
     held_reg <= held_next;
+    pool_full_reg <= held_next == DESC_FULL;
     srv_head_reg <= srv_head_next;
     link_pend_reg <= link_pend_next;
-    rel_in_valid_reg <= state_reg == STATE_POP_A && rel_room;
+    rel_in_valid_reg <= state_reg[STATE_POP_A] && rel_room;
     rel_in_valid2_reg <= rel_in_valid_reg;
+    place_from_cascade_reg <= state_reg[STATE_CASCADE_B] || state_reg[STATE_CASCADE_PLACE];
+    slot_rd_place_reg <= (state_reg[STATE_GCRA] && step_reg == 3'd5)
+        || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd2);
     le_hd_reg <= nxt_from_scan ? scan_start <= hd_slot
                : (nxt_from_insert ? place_start <= hd_slot : nxt_start_reg <= hd_slot);
     le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
                : (nxt_from_insert ? place_start <= wm_slot : nxt_start_reg <= wm_slot);
     cmp_known_reg <= !hd_pop_or_load;
 
-    if (state_reg == STATE_INIT) begin
+    if (state_reg[STATE_INIT]) begin
         init_addr_reg <= init_addr_reg + 1'b1;
         if (init_addr_reg == QP_COUNT - 1) begin
             init_qp_reg <= 1'b0;
@@ -800,19 +816,19 @@ always @(posedge clk) begin
             init_desc_reg <= 1'b0;
         end
     end
-    desc_rd_en_reg <= state_next == STATE_POP_A || state_next == STATE_CASCADE_A
-        || state_reg == STATE_RETIME_TAKE;
-    desc_rd_wait_reg <= state_next == STATE_GCRA;
-    desc_wr_en_reg <= state_next == STATE_INSERT;
-    qp_rd_retime_reg <= state_next == STATE_RETIME_READ;
-    qp_read_early_reg <= hd_valid && !hd_pop_or_load && !qp_rd_retime_reg && state_reg != STATE_INIT
+    desc_rd_en_reg <= state_next[STATE_POP_A] || state_next[STATE_CASCADE_A]
+        || state_reg[STATE_RETIME_TAKE];
+    desc_rd_wait_reg <= state_next[STATE_GCRA];
+    desc_wr_en_reg <= state_next[STATE_INSERT];
+    qp_rd_retime_reg <= state_next[STATE_RETIME_READ];
+    qp_read_early_reg <= hd_valid && !hd_pop_or_load && !qp_rd_retime_reg && !state_reg[STATE_INIT]
         && !((bt_wr_en_reg || debt_wr_en_reg) && qp_wr_addr_reg == hd_qp);
     bt_wr_en_reg <= bt_wr_en;
     debt_wr_en_reg <= debt_wr_en;
     qp_wr_addr_reg <= qp_wr_addr;
     bt_wr_data_reg <= bt_wr_data;
     debt_wr_data_reg <= debt_wr_data;
-    if (state_reg == STATE_TAKE || state_reg == STATE_RETIME_TAKE) begin
+    if (state_reg[STATE_TAKE] || state_reg[STATE_RETIME_TAKE]) begin
         bt_word_reg <= bt_rd_data;
         debt_word_reg <= debt_rd_data;
     end
@@ -822,27 +838,27 @@ always @(posedge clk) begin
         cmd_rate_valid_reg <= hd_touches && hd_rate_valid;
         cmd_send_reg <= hd_touches && hd_send;
         cmd_len_reg <= hd_len;
-        cmd_full_reg <= pool_full;
+        cmd_full_reg <= pool_full_reg;
         now_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
         watermark_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
     end
-    if (state_reg == STATE_IDLE && nxt_ok_reg && due) begin
+    if (state_reg[STATE_IDLE] && nxt_ok_reg && due) begin
         srv_addr_reg <= nxt_addr_reg;
     end
-    if (state_reg == STATE_HEAD) begin
+    if (state_reg[STATE_HEAD]) begin
         srv_tail_reg <= tail_rd_data;
     end
     // The GCRA's outputs hold from step 4 (eligible, base') and 5
     // (gap_ready') until its inputs change.
-    if (state_reg == STATE_GCRA && step_reg == 3'd6) begin
+    if (state_reg[STATE_GCRA] && step_reg == 3'd6) begin
         elig_reg <= gcra_eligible;
     end
     // The re-time: the packet keeps its length; its descriptor (RAM
     // outputs registered first) still holds it; its time moves.
-    if (state_reg == STATE_RETIME_TAKE) begin
+    if (state_reg[STATE_RETIME_TAKE]) begin
         retime_reg <= 1'b1;
     end
-    if (state_reg == STATE_GCRA && retime_reg && step_reg == 3'd0) begin
+    if (state_reg[STATE_GCRA] && retime_reg && step_reg == 3'd0) begin
         cmd_len_reg <= word_len;
     end
     rt_live_reg <= live_rd_data;
@@ -850,21 +866,21 @@ always @(posedge clk) begin
     rt_ok_reg <= word_wait_ok && rt_live_reg && rt_desc_qp_reg == cmd_qp_reg;
     // Earlier only: a cut never delays a packet already handed over.
     rt_moves_reg <= gcra_gap_after < word_gap_ready;
-    if (state_reg == STATE_CASCADE_B) begin
+    if (state_reg[STATE_CASCADE_B]) begin
         cas_desc_reg <= srv_head_reg;
     end
-    if ((state_reg == STATE_GCRA && step_reg == 3'd6)
-        || (state_reg == STATE_CASCADE_PLACE && step_reg == 3'd3)) begin
+    if ((state_reg[STATE_GCRA] && step_reg == 3'd6)
+        || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd3)) begin
         ins_addr_reg <= place_addr;
         ins_busy_reg <= place_addr_busy;
     end
-    if (state_reg == STATE_INSERT || state_reg == STATE_CASCADE_INSERT) begin
+    if (state_reg[STATE_INSERT] || state_reg[STATE_CASCADE_INSERT]) begin
         link_addr_reg <= tail_rd_data;
         link_data_reg <= ins_desc;
     end
 
     if (rst) begin
-        state_reg <= STATE_INIT;
+        state_reg <= to_state(STATE_INIT);
         init_addr_reg <= 32'd0;
         init_qp_reg <= 1'b1;
         init_desc_reg <= 1'b1;
@@ -891,6 +907,9 @@ always @(posedge clk) begin
         free_fetch_reg <= 1'b0;
         free_land_reg <= 1'b0;
         held_reg <= {(DIW+1){1'b0}};
+        pool_full_reg <= 1'b0;
+        slot_rd_place_reg <= 1'b0;
+        place_from_cascade_reg <= 1'b0;
         link_pend_reg <= 1'b0;
         rel_in_valid_reg <= 1'b0;
         rel_in_valid2_reg <= 1'b0;
@@ -957,7 +976,7 @@ pacer_place #(
     .SLOT_SHIFT(SLOT_SHIFT)
 ) place_inst (
     .clk(clk),
-    .eligible(place_from_cascade ? cas_eligible : gcra_eligible),
+    .eligible(place_from_cascade_reg ? cas_eligible : gcra_eligible),
     .pointer(pointer_reg),
     .limit(limit_reg),
     .busy(slot_busy_reg),
@@ -1041,7 +1060,7 @@ qp_state_ram #(.WIDTH(DIW), .DEPTH(4 * SLOT_COUNT), .ADDR_WIDTH(SB + 2)) tail_ra
 );
 
 wire cmd_waiting = hd_valid || cmd1_valid_reg;
-assign active = state_reg != STATE_IDLE || !nxt_ok_reg || due || cmd_waiting || link_pend_reg || !rel_idle;
+assign active = !state_reg[STATE_IDLE] || !nxt_ok_reg || due || cmd_waiting || link_pend_reg || !rel_idle;
 assign busy = active || held_reg != 0;
 assign next_busy_valid = !active && nxt_any_reg;
 assign next_busy_time = nxt_start_reg << SLOT_SHIFT;
@@ -1058,11 +1077,34 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("roce_pacer: a release before the previous one");
     end
     if (!rst) begin
+        assert ($onehot(state_reg))
+        else metaroce_assertion_failed("roce_pacer: the controller's state is not one-hot");
+        // No user reads a RAM's word in the cycle it is written (its read
+        // is then undefined, qp_state_ram.v): the QP words are not taken
+        // while written (they are read every cycle), nor is a link, a
+        // slot's head or tail, or a descriptor read while written.
+        assert (!(hd_pop && (bt_wr_en_reg || debt_wr_en_reg)))
+        else metaroce_assertion_failed("roce_pacer: a command taken while its QP's words are written");
+        assert (!(next_rd_en && next_wr_en && next_rd_addr == next_wr_addr))
+        else metaroce_assertion_failed("roce_pacer: a link read while written");
+        assert (!(slot_rd_en && ((head_wr_en && head_wr_addr == slot_rd_addr)
+                                 || (tail_wr_en && tail_wr_addr == slot_rd_addr))))
+        else metaroce_assertion_failed("roce_pacer: a slot's head or tail read while written");
+        assert (!(desc_rd_en_reg && ((desc_wr_en_reg && free_head_reg == desc_rd_addr)
+                                     || (live_wr_en && live_wr_addr == desc_rd_addr))))
+        else metaroce_assertion_failed("roce_pacer: a descriptor read while written");
+        assert (place_from_cascade_reg == (state_reg[STATE_CASCADE_PLACE] || state_reg[STATE_CASCADE_INSERT]))
+        else metaroce_assertion_failed("roce_pacer: the placement's input register out of step with the state");
+        assert (slot_rd_place_reg == ((state_reg[STATE_GCRA] && step_reg == 3'd6)
+                                      || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd3)))
+        else metaroce_assertion_failed("roce_pacer: the slot RAMs' read of the placement out of step");
+        assert (pool_full_reg == (held_reg == DESC_FULL))
+        else metaroce_assertion_failed("roce_pacer: the pool-full register differs from the count");
         assert (held_reg <= DESC_FULL)
         else metaroce_assertion_failed("roce_pacer: more packets held than descriptors");
         assert (held_reg != 0 || slot_busy_reg == 0)
         else metaroce_assertion_failed("roce_pacer: a busy slot with no packet held");
-        assert (!(state_reg == STATE_INSERT && !free_next_ok_reg))
+        assert (!(state_reg[STATE_INSERT] && !free_next_ok_reg))
         else metaroce_assertion_failed("roce_pacer: an insert before the free list's next entry was fetched");
     end
 end

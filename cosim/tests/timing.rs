@@ -29,9 +29,11 @@ const FLOOR_MHZ: f64 = 156.25;
 /// up to 10 % between variants of one netlist), the re-pipelined
 /// pacer about 120 MHz, 107 MHz since its re-timing of waiting
 /// packets, 101.6 MHz with the same logic placed anew after a review, 103.37
-/// MHz since its wide RAMs register their outputs twice (docs/timing.md).
+/// MHz since its wide RAMs register their outputs twice, 121.73 MHz with
+/// its block RAMs mapped bare (no read-during-write logic behind them) and
+/// its controller one-hot (docs/timing.md); its floor is 105.
 /// Remove a block from here when it reaches [`FLOOR_MHZ`].
-const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 85.0), ("roce_pacer", 100.0)];
+const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 85.0), ("roce_pacer", 105.0)];
 
 /// What CI places and routes, at 64 bits: the three blocks, two at a time.
 /// Not the top (roce_pipeline): it is the three blocks and the classifier
