@@ -6,7 +6,8 @@
 /*
  * Per-QP state RAM: one word per QP, one registered read port and one write
  * port (simple dual port, as block RAM maps it). A read in the same cycle as
- * a write to the same address returns an undefined word (X in simulation):
+ * a write to the same address returns an undefined word (X in simulation
+ * with the assertions on):
  * users forward around it. (Promising the old word costs a register and a
  * multiplexer behind every block RAM: Yosys emulates it, and the ECP5
  * DP16KD gives no such promise between its two ports.)
@@ -67,12 +68,12 @@ generate
         reg [COLUMN-1:0] rd_data_reg;
         always @(posedge clk) begin
             if (rd_en) begin
-`ifdef SYNTHESIS
-                rd_data_reg <= mem[rd_addr];
-`else
-                // Simulation: X (Verilator --x-assign unique: a seeded
-                // value), so that no user can lean on either word.
+`ifdef METAROCE_ASSERTIONS
+                // Checked in simulation: X (Verilator --x-assign unique: a
+                // seeded value), so that no user can lean on either word.
                 rd_data_reg <= wr_en && rd_addr == wr_addr ? {COLUMN{1'bx}} : mem[rd_addr];
+`else
+                rd_data_reg <= mem[rd_addr];
 `endif
             end
             if (wr_en) begin

@@ -1082,7 +1082,9 @@ always @(posedge clk) begin
         // No user reads a RAM's word in the cycle it is written (its read
         // is then undefined, qp_state_ram.v): the QP words are not taken
         // while written (they are read every cycle), nor is a link, a
-        // slot's head or tail, or a descriptor read while written.
+        // slot's head or tail, or a descriptor read while written. (INIT's
+        // last write can land in the first IDLE cycle; that cycle takes no
+        // command, as nxt_ok_reg is 0 out of INIT until the scan sets it.)
         assert (!(hd_pop && (bt_wr_en_reg || debt_wr_en_reg)))
         else metaroce_assertion_failed("roce_pacer: a command taken while its QP's words are written");
         assert (!(next_rd_en && next_wr_en && next_rd_addr == next_wr_addr))
