@@ -7,10 +7,10 @@
  * Per-QP state RAM: one word per QP, one registered read port and one write
  * port (simple dual port, as block RAM maps it). A read in the same cycle as
  * a write to the same address returns an undefined word (X in simulation
- * with the assertions on):
- * users forward around it. (Promising the old word costs a register and a
- * multiplexer behind every block RAM: Yosys emulates it, and the ECP5
- * DP16KD gives no such promise between its two ports.)
+ * with the assertions on): users forward around it. (Promising the old
+ * word costs a register and a multiplexer behind every block RAM: Yosys
+ * emulates it, and the ECP5 DP16KD gives no such promise between its two
+ * ports.)
  *
  * COLUMN_WIDTH 0 keeps the word in one memory. Otherwise the word is built
  * of memories COLUMN_WIDTH bits wide (the last one padded): the pacer's wide
