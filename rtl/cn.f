@@ -6,6 +6,7 @@ rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
+rtl/stream_fifo.v
 rtl/qp_rmw_pipe.v
 rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

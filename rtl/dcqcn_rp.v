@@ -37,7 +37,9 @@
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
  * down Q, V, C in order. A, R, L, M move together while K takes; Q, V, C
- * while the rate output takes. K hands on from registers alone (whether
+ * every cycle, into a buffer whose output is m_rate_* (stream_fifo.v): K
+ * hands on only while it has room, counted a cycle ahead, so the output's
+ * ready reaches no stage's enable. K hands on from registers alone (whether
  * it still catches up is registered, a cycle late but for the event's
  * first cycle in K: an event that catches up stays one cycle more). An
  * event waits in A while a later stage holds an event of its QP that may
@@ -619,27 +621,14 @@ reg                      w_valid_reg = 1'b0;
 reg [QP_INDEX_WIDTH-1:0] w_qp_reg;
 reg [RP_ENTRY_WIDTH-1:0] w_entry_reg;
 
-reg        m_rate_valid_reg = 1'b0;
-reg [63:0] m_rate_time_reg;
-reg [1:0]  m_rate_stage_reg;
-reg [1:0]  m_rate_trigger_reg;
-reg [31:0] m_rate_rate_reg;
-reg [31:0] m_rate_target_reg;
-reg [15:0] m_rate_alpha_reg;
-reg [23:0] m_rate_qp_reg;
-reg        m_rate_sent_reg;
-reg [16:0] m_rate_len_reg;
-
-assign m_rate_valid = m_rate_valid_reg;
-assign m_rate_time = m_rate_time_reg;
-assign m_rate_qp = m_rate_qp_reg;
-assign m_rate_rate = m_rate_rate_reg;
-assign m_rate_target = m_rate_target_reg;
-assign m_rate_alpha = m_rate_alpha_reg;
-assign m_rate_stage = m_rate_stage_reg;
-assign m_rate_trigger = m_rate_trigger_reg;
-assign m_rate_sent = m_rate_sent_reg;
-assign m_rate_len = m_rate_len_reg;
+// The rate output: a buffer C pushes into on credits (stream_fifo.v).
+// OUT_DEPTH entries wait in it, one more in its output register.
+localparam OUT_DEPTH = 8;
+localparam OUT_WIDTH = 64 + 2 + 2 + 32 + 32 + 16 + 24 + 1 + 17;
+localparam OUT_CW = $clog2(OUT_DEPTH + 2);
+wire [OUT_CW-1:0] out_count;
+// Room for an item K hands on, counted a cycle ahead (registers only).
+reg               out_room_reg = 1'b0;
 
 // ---------------------------------------------------------------------------
 // K's catch-up state: expiries due are the signs of the differences.
@@ -648,15 +637,14 @@ assign {k_inc_due, k_alpha_due} = expiries_due(k_running_reg, k_alpha_zero_reg, 
     k_alpha_left_reg[64]);
 wire k_catching = k_inc_due || k_alpha_due || k_alpha_phase_reg != 2'd0;
 
-// Handshakes. Q, V and C move together while the rate output takes; K
-// hands them an item (the catch-up's rate change, or its event) only then;
-// A, R, L and M move together while K is empty or hands its event on.
-wire out_free = !m_rate_valid_reg || m_rate_ready;
-wire qvc_move = !c_valid_reg || out_free;
+// Handshakes. Q, V and C move every cycle, into the rate output's
+// buffer; K hands them an item (the catch-up's rate change, or its event)
+// while the buffer has room for it and every item before it; A, R, L and
+// M move together while K is empty or hands its event on.
 // K's catching-up flag for the event it takes from M, from M's registers.
 wire m_catching = |expiries_due(m_running_reg, m_alpha_reg == 16'd0, m_increase_left_reg[64], m_alpha_left_reg[64]);
-wire k_timer_emit = k_valid_reg && !k_catching_reg && k_timer_changed_reg && qvc_move;
-wire k_done = k_valid_reg && !k_catching_reg && !k_timer_changed_reg && qvc_move;
+wire k_timer_emit = k_valid_reg && !k_catching_reg && k_timer_changed_reg && out_room_reg;
+wire k_done = k_valid_reg && !k_catching_reg && !k_timer_changed_reg && out_room_reg;
 wire front_move = !k_valid_reg || k_done;
 // A stage that will write its QP's word back: A waits for it.
 wire [6:0] stage_writes = {
@@ -673,21 +661,20 @@ wire a_move = a_valid_reg && !a_hazard && front_move;
 // moves (R takes A's), else its own. Both compared, the moves choosing
 // after the compares (they wait for the handshake).
 wire [QP_INDEX_WIDTH-1:0] s_evt_index = s_evt_qp[QP_INDEX_WIDTH-1:0];
-wire [7:0] evt_same_as = {a_qp_reg == s_evt_index, r_qp_reg == s_evt_index, l_qp_reg == s_evt_index,
-    m_qp_reg == s_evt_index, k_qp_reg == s_evt_index, q_qp_reg == s_evt_index, v_qp_reg == s_evt_index,
-    c_qp_reg == s_evt_index};
+wire [6:0] evt_same_as = {a_qp_reg == s_evt_index, r_qp_reg == s_evt_index, l_qp_reg == s_evt_index,
+    m_qp_reg == s_evt_index, k_qp_reg == s_evt_index, q_qp_reg == s_evt_index, v_qp_reg == s_evt_index};
 wire [6:0] evt_same_qp = {
-    front_move ? evt_same_as[7:4] : evt_same_as[6:3],
-    qvc_move ? evt_same_as[3:1] : evt_same_as[2:0]};
+    front_move ? evt_same_as[6:3] : evt_same_as[5:2],
+    evt_same_as[2:0]};
 // A's event held: the bits move with the stages (R takes A's own QP).
 wire [6:0] held_same_qp = {
     front_move || a_same_qp_reg[6],
     front_move ? a_same_qp_reg[6:4] : a_same_qp_reg[5:3],
-    qvc_move ? a_same_qp_reg[3:1] : a_same_qp_reg[2:0]};
+    a_same_qp_reg[3:1]};
 
 assign s_evt_ready = !init_reg && (!a_valid_reg || a_move);
 assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_reg || k_valid_reg
-    || q_valid_reg || v_valid_reg || c_valid_reg || w_valid_reg || m_rate_valid_reg;
+    || q_valid_reg || v_valid_reg || c_valid_reg || w_valid_reg || m_rate_valid;
 // A MetaRoCE CNP of extent 0 says no packet was marked: no congestion
 // signal, so it is dropped here (SPEC.md §6.4).
 wire evt_ignored = s_evt_cnp && cfg_metaroce && s_evt_extent_valid && s_evt_extent == 16'd0;
@@ -923,6 +910,24 @@ wire [31:0] c_cnp_target = c_first_cut_reg ? c_cnp_rate : c_clamp_target_reg ? c
 // A CNP held by the decrease period still counts for alpha.
 wire        c_cnp_absorbed = c_cnp_reg && c_cut_held_reg;
 
+// C's rate change out, through the buffer (its output is the block's).
+stream_fifo #(
+    .WIDTH(OUT_WIDTH),
+    .DEPTH(OUT_DEPTH)
+) out_fifo_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_valid(c_valid_reg && (c_emit_reg || c_apply_cut)),
+    .s_data({c_time_reg, c_stage_reg, c_trigger_reg, c_apply_cut ? c_cnp_rate : c_rate_reg,
+             c_apply_cut ? c_cnp_target : c_target_reg, c_apply_cut ? c_cnp_alpha_reg : c_alpha_reg,
+             {{(24-QP_INDEX_WIDTH){1'b0}}, c_qp_reg}, c_sent_reg, c_len_reg}),
+    .m_valid(m_rate_valid),
+    .m_ready(m_rate_ready),
+    .m_data({m_rate_time, m_rate_stage, m_rate_trigger, m_rate_rate, m_rate_target, m_rate_alpha, m_rate_qp,
+             m_rate_sent, m_rate_len}),
+    .count(out_count)
+);
+
 always @(posedge clk) begin
     threshold_hyper_reg <= cfg_threshold * cfg_hai_rate;
 
@@ -1128,137 +1133,136 @@ always @(posedge clk) begin
     k_run_count_reg <= sat_inc(k_run_last);
     k_run_hyper_add_reg <= hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg, cfg_hai_rate);
 
+    // Q, V and C move every cycle.
     // Q: K's item (a timer increase's change, or its event done).
-    if (qvc_move) begin
-        q_valid_reg <= k_timer_emit || k_done;
-        q_emit_reg <= k_timer_emit || !k_cnp_reg;
-        q_write_reg <= !k_timer_emit;
-        q_cnp_reg <= !k_timer_emit && k_cnp_reg;
-        q_keeps_reg <= k_keeps_reg;
-        q_qp_reg <= k_qp_reg;
-        // The catch-up's change is stamped with its last increase's tick.
-        q_time_reg <= k_timer_emit ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
-        q_len_reg <= k_len_reg;
-        q_sent_reg <= !k_timer_emit && !k_cnp_reg;
-        q_byte_step_reg <= !k_timer_emit && k_byte_step;
-        q_headroom_reg <= k_headroom_reg;
-        q_inc_stage_reg <= k_inc_stage_reg;
-        q_inc_add_reg <= k_inc_add_reg;
-        q_inc_converged_reg <= k_inc_converged;
-        q_rate_reg <= k_rate_reg;
-        q_target_reg <= k_target_reg;
-        q_alpha_reg <= k_alpha_reg;
-        q_running_reg <= k_running_now;
-        q_cut_seen_reg <= k_cut_seen_reg;
-        q_alpha_due_reg <= k_alpha_due_reg;
-        q_increase_due_reg <= k_increase_due_reg;
-        q_bytes_reg <= k_bytes_reg;
-        q_timer_stage_reg <= k_timer_stage_reg;
-        q_byte_stage_reg <= k_byte_stage_reg;
-        q_use_extent_reg <= k_use_extent_reg;
-        q_extent_reg <= k_extent_reg;
-        q_cut_held_reg <= k_cut_held;
-        q_stage_reg <= STAGE_CUT;
-        q_trigger_reg <= TRIGGER_CNP;
-        if (k_timer_emit) begin
-            q_stage_reg <= k_timer_kind_reg;
-            q_trigger_reg <= TRIGGER_TIMER;
-        end else if (!k_cnp_reg) begin
-            // Sent bytes: the byte counter (while the timers run), and the
-            // packet handed on in this event's last transaction.
-            q_trigger_reg <= TRIGGER_SENT;
-            if (k_byte_step) begin
-                q_bytes_reg <= 32'd0;
-                q_byte_stage_reg <= k_byte_next_reg;
-            end else if (k_running_now) begin
-                q_bytes_reg <= k_bytes_sum_reg;
-            end
+    q_valid_reg <= k_timer_emit || k_done;
+    q_emit_reg <= k_timer_emit || !k_cnp_reg;
+    q_write_reg <= !k_timer_emit;
+    q_cnp_reg <= !k_timer_emit && k_cnp_reg;
+    q_keeps_reg <= k_keeps_reg;
+    q_qp_reg <= k_qp_reg;
+    // The catch-up's change is stamped with its last increase's tick.
+    q_time_reg <= k_timer_emit ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
+    q_len_reg <= k_len_reg;
+    q_sent_reg <= !k_timer_emit && !k_cnp_reg;
+    q_byte_step_reg <= !k_timer_emit && k_byte_step;
+    q_headroom_reg <= k_headroom_reg;
+    q_inc_stage_reg <= k_inc_stage_reg;
+    q_inc_add_reg <= k_inc_add_reg;
+    q_inc_converged_reg <= k_inc_converged;
+    q_rate_reg <= k_rate_reg;
+    q_target_reg <= k_target_reg;
+    q_alpha_reg <= k_alpha_reg;
+    q_running_reg <= k_running_now;
+    q_cut_seen_reg <= k_cut_seen_reg;
+    q_alpha_due_reg <= k_alpha_due_reg;
+    q_increase_due_reg <= k_increase_due_reg;
+    q_bytes_reg <= k_bytes_reg;
+    q_timer_stage_reg <= k_timer_stage_reg;
+    q_byte_stage_reg <= k_byte_stage_reg;
+    q_use_extent_reg <= k_use_extent_reg;
+    q_extent_reg <= k_extent_reg;
+    q_cut_held_reg <= k_cut_held;
+    q_stage_reg <= STAGE_CUT;
+    q_trigger_reg <= TRIGGER_CNP;
+    if (k_timer_emit) begin
+        q_stage_reg <= k_timer_kind_reg;
+        q_trigger_reg <= TRIGGER_TIMER;
+    end else if (!k_cnp_reg) begin
+        // Sent bytes: the byte counter (while the timers run), and the
+        // packet handed on in this event's last transaction.
+        q_trigger_reg <= TRIGGER_SENT;
+        if (k_byte_step) begin
+            q_bytes_reg <= 32'd0;
+            q_byte_stage_reg <= k_byte_next_reg;
+        end else if (k_running_now) begin
+            q_bytes_reg <= k_bytes_sum_reg;
         end
-
-        // V.
-        v_valid_reg <= q_valid_reg;
-        v_emit_reg <= q_emit_reg;
-        v_write_reg <= q_write_reg;
-        v_cnp_reg <= q_cnp_reg;
-        v_keeps_reg <= q_keeps_reg;
-        v_qp_reg <= q_qp_reg;
-        v_time_reg <= q_time_reg;
-        v_len_reg <= q_len_reg;
-        v_stage_reg <= q_stage_reg;
-        v_trigger_reg <= q_trigger_reg;
-        v_sent_reg <= q_sent_reg;
-        v_rate_reg <= q_rate_reg;
-        v_target_reg <= q_target_reg;
-        v_alpha_reg <= q_alpha_reg;
-        v_running_reg <= q_running_reg;
-        // The byte counter's increase; a QP it leaves at line rate with
-        // alpha 0 stops its timers.
-        if (q_byte_step_reg) begin
-            v_rate_reg <= q_inc_rate;
-            v_target_reg <= q_inc_target;
-            if (q_inc_converged_reg) begin
-                v_running_reg <= 1'b0;
-            end
-            if (q_inc_changed) begin
-                v_trigger_reg <= TRIGGER_BYTE_COUNTER;
-                v_stage_reg <= q_inc_stage_reg;
-            end
-        end
-        v_cut_seen_reg <= q_cut_seen_reg;
-        v_alpha_due_reg <= q_alpha_due_reg;
-        v_increase_due_reg <= q_increase_due_reg;
-        v_bytes_reg <= q_bytes_reg;
-        v_timer_stage_reg <= q_timer_stage_reg;
-        v_byte_stage_reg <= q_byte_stage_reg;
-        v_alpha_product_reg <= q_alpha_reg * cfg_g;
-        v_cut_held_reg <= q_cut_held_reg;
-        // rate * fraction and rate * min_dec in 16-bit halves of the rate.
-        v_cut_low_reg <= q_cut_low[31:16];
-        v_cut_high_reg <= q_rate_reg[31:16] * q_cut_fraction;
-        v_floor_low_reg <= q_floor_low[31:15];
-        v_floor_high_reg <= q_rate_reg[31:16] * cfg_min_dec;
-        v_alpha_gain_reg <= q_use_extent_reg ? q_extent_g[25:10] : {cfg_g, 5'd0};
-        v_first_cut_reg <= !q_cut_seen_reg && cfg_first_cnp_rate != 0;
-        v_rate_first_reg <= cfg_first_cnp_rate < q_rate_reg ? cfg_first_cnp_rate : q_rate_reg;
-        v_clamp_target_reg <= cfg_clamp_tgt || q_timer_stage_reg != 0 || q_byte_stage_reg != 0;
-        v_cnp_alpha_due_reg <= q_time_reg + {32'd0, cfg_alpha_period};
-        v_cnp_increase_due_reg <= q_time_reg + {32'd0, cfg_time_reset};
-
-        // C.
-        c_valid_reg <= v_valid_reg;
-        c_emit_reg <= v_emit_reg;
-        c_write_reg <= v_write_reg;
-        c_cnp_reg <= v_cnp_reg;
-        c_keeps_reg <= v_keeps_reg;
-        c_qp_reg <= v_qp_reg;
-        c_time_reg <= v_time_reg;
-        c_len_reg <= v_len_reg;
-        c_stage_reg <= v_stage_reg;
-        c_trigger_reg <= v_trigger_reg;
-        c_sent_reg <= v_sent_reg;
-        c_rate_reg <= v_rate_reg;
-        c_target_reg <= v_target_reg;
-        c_alpha_reg <= v_alpha_reg;
-        c_running_reg <= v_running_reg;
-        c_cut_seen_reg <= v_cut_seen_reg;
-        c_alpha_due_reg <= v_alpha_due_reg;
-        c_increase_due_reg <= v_increase_due_reg;
-        c_bytes_reg <= v_bytes_reg;
-        c_timer_stage_reg <= v_timer_stage_reg;
-        c_byte_stage_reg <= v_byte_stage_reg;
-        c_cut_held_reg <= v_cut_held_reg;
-        c_rate_cut_reg <= v_rate_reg - v_cut_drop;
-        c_rate_floor_reg <= {v_floor_sum[30:0], v_floor_low_reg[0]};
-        c_cnp_alpha_reg <= alpha_less(v_alpha_reg, v_alpha_product_reg) + v_alpha_gain_reg;
-        c_first_cut_reg <= v_first_cut_reg;
-        c_rate_first_reg <= v_rate_first_reg;
-        c_clamp_target_reg <= v_clamp_target_reg;
-        c_cnp_alpha_due_reg <= v_cnp_alpha_due_reg;
-        c_cnp_increase_due_reg <= v_cnp_increase_due_reg;
     end
 
+    // V.
+    v_valid_reg <= q_valid_reg;
+    v_emit_reg <= q_emit_reg;
+    v_write_reg <= q_write_reg;
+    v_cnp_reg <= q_cnp_reg;
+    v_keeps_reg <= q_keeps_reg;
+    v_qp_reg <= q_qp_reg;
+    v_time_reg <= q_time_reg;
+    v_len_reg <= q_len_reg;
+    v_stage_reg <= q_stage_reg;
+    v_trigger_reg <= q_trigger_reg;
+    v_sent_reg <= q_sent_reg;
+    v_rate_reg <= q_rate_reg;
+    v_target_reg <= q_target_reg;
+    v_alpha_reg <= q_alpha_reg;
+    v_running_reg <= q_running_reg;
+    // The byte counter's increase; a QP it leaves at line rate with
+    // alpha 0 stops its timers.
+    if (q_byte_step_reg) begin
+        v_rate_reg <= q_inc_rate;
+        v_target_reg <= q_inc_target;
+        if (q_inc_converged_reg) begin
+            v_running_reg <= 1'b0;
+        end
+        if (q_inc_changed) begin
+            v_trigger_reg <= TRIGGER_BYTE_COUNTER;
+            v_stage_reg <= q_inc_stage_reg;
+        end
+    end
+    v_cut_seen_reg <= q_cut_seen_reg;
+    v_alpha_due_reg <= q_alpha_due_reg;
+    v_increase_due_reg <= q_increase_due_reg;
+    v_bytes_reg <= q_bytes_reg;
+    v_timer_stage_reg <= q_timer_stage_reg;
+    v_byte_stage_reg <= q_byte_stage_reg;
+    v_alpha_product_reg <= q_alpha_reg * cfg_g;
+    v_cut_held_reg <= q_cut_held_reg;
+    // rate * fraction and rate * min_dec in 16-bit halves of the rate.
+    v_cut_low_reg <= q_cut_low[31:16];
+    v_cut_high_reg <= q_rate_reg[31:16] * q_cut_fraction;
+    v_floor_low_reg <= q_floor_low[31:15];
+    v_floor_high_reg <= q_rate_reg[31:16] * cfg_min_dec;
+    v_alpha_gain_reg <= q_use_extent_reg ? q_extent_g[25:10] : {cfg_g, 5'd0};
+    v_first_cut_reg <= !q_cut_seen_reg && cfg_first_cnp_rate != 0;
+    v_rate_first_reg <= cfg_first_cnp_rate < q_rate_reg ? cfg_first_cnp_rate : q_rate_reg;
+    v_clamp_target_reg <= cfg_clamp_tgt || q_timer_stage_reg != 0 || q_byte_stage_reg != 0;
+    v_cnp_alpha_due_reg <= q_time_reg + {32'd0, cfg_alpha_period};
+    v_cnp_increase_due_reg <= q_time_reg + {32'd0, cfg_time_reset};
+
+    // C.
+    c_valid_reg <= v_valid_reg;
+    c_emit_reg <= v_emit_reg;
+    c_write_reg <= v_write_reg;
+    c_cnp_reg <= v_cnp_reg;
+    c_keeps_reg <= v_keeps_reg;
+    c_qp_reg <= v_qp_reg;
+    c_time_reg <= v_time_reg;
+    c_len_reg <= v_len_reg;
+    c_stage_reg <= v_stage_reg;
+    c_trigger_reg <= v_trigger_reg;
+    c_sent_reg <= v_sent_reg;
+    c_rate_reg <= v_rate_reg;
+    c_target_reg <= v_target_reg;
+    c_alpha_reg <= v_alpha_reg;
+    c_running_reg <= v_running_reg;
+    c_cut_seen_reg <= v_cut_seen_reg;
+    c_alpha_due_reg <= v_alpha_due_reg;
+    c_increase_due_reg <= v_increase_due_reg;
+    c_bytes_reg <= v_bytes_reg;
+    c_timer_stage_reg <= v_timer_stage_reg;
+    c_byte_stage_reg <= v_byte_stage_reg;
+    c_cut_held_reg <= v_cut_held_reg;
+    c_rate_cut_reg <= v_rate_reg - v_cut_drop;
+    c_rate_floor_reg <= {v_floor_sum[30:0], v_floor_low_reg[0]};
+    c_cnp_alpha_reg <= alpha_less(v_alpha_reg, v_alpha_product_reg) + v_alpha_gain_reg;
+    c_first_cut_reg <= v_first_cut_reg;
+    c_rate_first_reg <= v_rate_first_reg;
+    c_clamp_target_reg <= v_clamp_target_reg;
+    c_cnp_alpha_due_reg <= v_cnp_alpha_due_reg;
+    c_cnp_increase_due_reg <= v_cnp_increase_due_reg;
+
     // C's item out: the rate change, and the word (a cut applied) to W.
-    w_valid_reg <= qvc_move && c_valid_reg && c_write_reg;
+    w_valid_reg <= c_valid_reg && c_write_reg;
     w_qp_reg <= c_qp_reg;
     if (c_apply_cut) begin
         w_entry_reg <= {c_cnp_rate, c_cnp_target, c_cnp_alpha_reg, 1'b1, 1'b1,
@@ -1270,18 +1274,10 @@ always @(posedge clk) begin
         w_entry_reg <= {c_rate_reg, c_target_reg, c_alpha_reg, c_running_reg, c_cut_seen_reg, c_alpha_due_reg,
             c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
     end
-    if (out_free) begin
-        m_rate_valid_reg <= c_valid_reg && (c_emit_reg || c_apply_cut);
-        m_rate_time_reg <= c_time_reg;
-        m_rate_stage_reg <= c_stage_reg;
-        m_rate_trigger_reg <= c_trigger_reg;
-        m_rate_rate_reg <= c_apply_cut ? c_cnp_rate : c_rate_reg;
-        m_rate_target_reg <= c_apply_cut ? c_cnp_target : c_target_reg;
-        m_rate_alpha_reg <= c_apply_cut ? c_cnp_alpha_reg : c_alpha_reg;
-        m_rate_qp_reg <= {{(24-QP_INDEX_WIDTH){1'b0}}, c_qp_reg};
-        m_rate_sent_reg <= c_sent_reg;
-        m_rate_len_reg <= c_len_reg;
-    end
+    // Every item in Q, V and C may take an entry; so may the one K hands
+    // on this cycle, and the one after (this register is a cycle late).
+    out_room_reg <= {1'b0, out_count} + {{OUT_CW{1'b0}}, q_valid_reg} + {{OUT_CW{1'b0}}, v_valid_reg}
+        + {{OUT_CW{1'b0}}, c_valid_reg} <= OUT_DEPTH + 1 - 2;
 
     if (rst) begin
         init_reg <= 1'b1;
@@ -1295,7 +1291,7 @@ always @(posedge clk) begin
         v_valid_reg <= 1'b0;
         c_valid_reg <= 1'b0;
         w_valid_reg <= 1'b0;
-        m_rate_valid_reg <= 1'b0;
+        out_room_reg <= 1'b0;
     end
 end
 

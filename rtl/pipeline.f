@@ -13,6 +13,7 @@ rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
+rtl/stream_fifo.v
 rtl/roce_pacer.v
 rtl/pacer_gcra.v
 rtl/pacer_place.v

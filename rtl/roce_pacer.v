@@ -199,6 +199,10 @@ localparam
     STATE_TAKE_WAIT = 19,
     STATE_RETIME_WAIT = 20;
 localparam STATE_COUNT = 21;
+// The steps that read a placement's slot (its old tail) and load
+// ins_addr_reg: the GCRA's last, the cascade's; the slot RAMs are
+// addressed with the placement the step before.
+localparam [2:0] GCRA_PLACE_STEP = 3'd6, CASCADE_PLACE_STEP = 3'd3;
 
 function [STATE_COUNT-1:0] to_state(input integer index);
     to_state = {{(STATE_COUNT-1){1'b0}}, 1'b1} << index;
@@ -212,6 +216,7 @@ reg [2:0]  step_reg = 3'd0, step_next;
 
 // The input buffer: two entries, ready from a register.
 localparam CMD_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 32 + 1 + 17;
+localparam CMD_QP_LSB = 1 + 1 + 32 + 1 + 17;
 reg                 cmd0_valid_reg = 1'b0, cmd1_valid_reg = 1'b0;
 reg [CMD_WIDTH-1:0] cmd0_reg, cmd1_reg;
 wire [63:0]               hd_time;
@@ -231,10 +236,14 @@ wire [CMD_WIDTH-1:0] cmd_in = {s_cmd_time, s_cmd_qp[QP_INDEX_WIDTH-1:0],
                                {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send),
                                s_cmd_rate_valid, s_cmd_rate, s_cmd_send, s_cmd_len};
 
+// The head command in the next cycle (the QP RAMs' read address is
+// registered from its QP).
+wire [CMD_WIDTH-1:0] cmd0_next = !hd_pop_or_load ? cmd0_reg : (hd_pop && cmd1_valid_reg ? cmd1_reg : cmd_in);
+
 always @(posedge clk) begin
+    cmd0_reg <= cmd0_next;
     if (hd_pop) begin
         cmd0_valid_reg <= cmd1_valid_reg || cmd_push;
-        cmd0_reg <= cmd1_valid_reg ? cmd1_reg : cmd_in;
         cmd1_valid_reg <= cmd1_valid_reg && cmd_push;
         cmd1_reg <= cmd_in;
     end else if (cmd_push) begin
@@ -243,7 +252,6 @@ always @(posedge clk) begin
             cmd1_reg <= cmd_in;
         end else begin
             cmd0_valid_reg <= 1'b1;
-            cmd0_reg <= cmd_in;
         end
     end
     if (rst) begin
@@ -333,7 +341,7 @@ reg        div_start;
 // RAM ports. The QP RAMs' write ports are registered (their enables reach
 // many block RAMs): a word is written the cycle after it is decided.
 reg                       bt_wr_en, debt_wr_en;
-reg [QP_INDEX_WIDTH-1:0]  qp_rd_addr, qp_wr_addr;
+reg [QP_INDEX_WIDTH-1:0]  qp_wr_addr;
 reg [39:0]                bt_wr_data;
 reg [DEBT_WORD_WIDTH-1:0] debt_wr_data;
 reg                       bt_wr_en_reg = 1'b0, debt_wr_en_reg = 1'b0;
@@ -350,8 +358,13 @@ reg [DIW-1:0]             desc_rd_addr;
 // CASCADE_A), or a re-time's read of its packet (GCRA step 0 after
 // RETIME_TAKE); desc_rd_wait_reg: that packet's address (in GCRA);
 // desc_wr_en_reg: an insert's write; qp_rd_retime_reg: the re-time's read.
+// The QP RAMs' read address itself is a register, loaded with the QP of
+// the next cycle's read: the re-time's QP (cmd_qp_reg, which no take
+// changes in SETTLE, the state before RETIME_READ) or the next head
+// command's.
 reg                       desc_rd_en_reg = 1'b0, desc_rd_wait_reg = 1'b0, desc_wr_en_reg = 1'b0;
 reg                       qp_rd_retime_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0]  qp_rd_addr_reg = {QP_INDEX_WIDTH{1'b0}};
 // The QP RAMs read the head command's QP in the cycle before, with no
 // write to it landing then (nor INIT's last, landing now): its take has
 // its words a cycle early, as when the command before was another QP's.
@@ -480,9 +493,6 @@ always @* begin
     prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
     free_set = 1'b0;
 
-    // The QP RAMs read every cycle (their words are registered at the
-    // take and the re-time's take only); the re-time reads its own QP.
-    qp_rd_addr = qp_rd_retime_reg ? cmd_qp_reg : hd_qp;
     bt_wr_en = 1'b0;
     debt_wr_en = 1'b0;
     qp_wr_addr = cmd_qp_reg;
@@ -579,7 +589,7 @@ always @* begin
             // re-time reads the newest packet's descriptor at step 0 (its
             // QP and live bit registered at 3, judged at 4) and moves it
             // at 6 if it waits, its time is earlier and a descriptor is free.
-            if (step_reg == 3'd6) begin
+            if (step_reg == GCRA_PLACE_STEP) begin
                 if (!retime_reg || (rt_ok_reg && rt_moves_reg && !pool_full_reg)) begin
                     // The QP's new debt, the packet's descriptor.
                     debt_wr_en = 1'b1;
@@ -724,7 +734,7 @@ always @* begin
                 head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
                 head_wr_data = link_q_reg;
-            end else if (step_reg == 3'd3) begin
+            end else if (step_reg == CASCADE_PLACE_STEP) begin
                 state_next = to_state(STATE_CASCADE_INSERT);
             end
         end
@@ -799,8 +809,8 @@ always @(posedge clk) begin
     rel_in_valid_reg <= state_reg[STATE_POP_A] && rel_room;
     rel_in_valid2_reg <= rel_in_valid_reg;
     place_from_cascade_reg <= state_reg[STATE_CASCADE_B] || state_reg[STATE_CASCADE_PLACE];
-    slot_rd_place_reg <= (state_reg[STATE_GCRA] && step_reg == 3'd5)
-        || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd2);
+    slot_rd_place_reg <= (state_reg[STATE_GCRA] && step_reg == GCRA_PLACE_STEP - 3'd1)
+        || (state_reg[STATE_CASCADE_PLACE] && step_reg == CASCADE_PLACE_STEP - 3'd1);
     le_hd_reg <= nxt_from_scan ? scan_start <= hd_slot
                : (nxt_from_insert ? place_start <= hd_slot : nxt_start_reg <= hd_slot);
     le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
@@ -821,6 +831,9 @@ always @(posedge clk) begin
     desc_rd_wait_reg <= state_next[STATE_GCRA];
     desc_wr_en_reg <= state_next[STATE_INSERT];
     qp_rd_retime_reg <= state_next[STATE_RETIME_READ];
+    // The QP RAMs read every cycle (their words are registered at the
+    // take and the re-time's take only); the re-time reads its own QP.
+    qp_rd_addr_reg <= state_next[STATE_RETIME_READ] ? cmd_qp_reg : cmd0_next[CMD_QP_LSB +: QP_INDEX_WIDTH];
     qp_read_early_reg <= hd_valid && !hd_pop_or_load && !qp_rd_retime_reg && !state_reg[STATE_INIT]
         && !((bt_wr_en_reg || debt_wr_en_reg) && qp_wr_addr_reg == hd_qp);
     bt_wr_en_reg <= bt_wr_en;
@@ -850,7 +863,7 @@ always @(posedge clk) begin
     end
     // The GCRA's outputs hold from step 4 (eligible, base') and 5
     // (gap_ready') until its inputs change.
-    if (state_reg[STATE_GCRA] && step_reg == 3'd6) begin
+    if (state_reg[STATE_GCRA] && step_reg == GCRA_PLACE_STEP) begin
         elig_reg <= gcra_eligible;
     end
     // The re-time: the packet keeps its length; its descriptor (RAM
@@ -869,8 +882,8 @@ always @(posedge clk) begin
     if (state_reg[STATE_CASCADE_B]) begin
         cas_desc_reg <= srv_head_reg;
     end
-    if ((state_reg[STATE_GCRA] && step_reg == 3'd6)
-        || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd3)) begin
+    if ((state_reg[STATE_GCRA] && step_reg == GCRA_PLACE_STEP)
+        || (state_reg[STATE_CASCADE_PLACE] && step_reg == CASCADE_PLACE_STEP)) begin
         ins_addr_reg <= place_addr;
         ins_busy_reg <= place_addr_busy;
     end
@@ -1029,12 +1042,12 @@ pacer_release #(
 // columns), live bits, slot heads and tails.
 qp_state_ram #(.WIDTH(40), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
 bt_ram_inst (
-    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr), .rd_data(bt_rd_data),
+    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr_reg), .rd_data(bt_rd_data),
     .wr_en(bt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(bt_wr_data_reg)
 );
 qp_state_ram #(.WIDTH(DEBT_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4),
                .OUTPUT_REG(1)) debt_ram_inst (
-    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr), .rd_data(debt_rd_data),
+    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr_reg), .rd_data(debt_rd_data),
     .wr_en(debt_wr_en_reg), .wr_addr(qp_wr_addr_reg), .wr_data(debt_wr_data_reg)
 );
 qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
@@ -1097,9 +1110,11 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("roce_pacer: a descriptor read while written");
         assert (place_from_cascade_reg == (state_reg[STATE_CASCADE_PLACE] || state_reg[STATE_CASCADE_INSERT]))
         else metaroce_assertion_failed("roce_pacer: the placement's input register out of step with the state");
-        assert (slot_rd_place_reg == ((state_reg[STATE_GCRA] && step_reg == 3'd6)
-                                      || (state_reg[STATE_CASCADE_PLACE] && step_reg == 3'd3)))
+        assert (slot_rd_place_reg == ((state_reg[STATE_GCRA] && step_reg == GCRA_PLACE_STEP)
+                                      || (state_reg[STATE_CASCADE_PLACE] && step_reg == CASCADE_PLACE_STEP)))
         else metaroce_assertion_failed("roce_pacer: the slot RAMs' read of the placement out of step");
+        assert (state_reg[STATE_INIT] || qp_rd_addr_reg == (qp_rd_retime_reg ? cmd_qp_reg : hd_qp))
+        else metaroce_assertion_failed("roce_pacer: the QP RAMs' read address out of step with its command");
         assert (pool_full_reg == (held_reg == DESC_FULL))
         else metaroce_assertion_failed("roce_pacer: the pool-full register differs from the count");
         assert (held_reg <= DESC_FULL)
