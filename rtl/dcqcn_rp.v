@@ -30,9 +30,10 @@
  *      as the next increase's target step);
  *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
  *      like steps every two cycles (decided, then taken), alpha decays a
- *      chunk every three cycles (its entry in the table of (1 - g)^(2^j),
- *      the product, the shift), the two side by side; then a sent-bytes
- *      event is applied (byte counter; its increase is made in V);
+ *      chunk every four cycles (whether it is due, its entry in the table
+ *      of (1 - g)^(2^j), the product, the shift), the two side by side;
+ *      then a sent-bytes event is applied (byte counter; its increase is
+ *      made in V);
  *   Q, V, C  a CNP's cut: products, sums, compares; C hands out the rate
  *      change and the word for the write-back (W, the next cycle).
  * Items from K on (timer steps' rate changes, applied events, CNPs) go
@@ -492,8 +493,9 @@ reg [7:0]                k_chunk_timer_stage_reg;
 // phase 1, from these).
 reg [7:0]                k_run_count_reg;
 reg [39:0]               k_run_hyper_add_reg;
-// An alpha decays' chunk in three cycles: phase 0 takes its table entry,
-// 1 the product alpha * keep, 2 the shift.
+// An alpha decays' chunk in four cycles: its compare is registered (the
+// cycle before phase 0 decides), phase 0 takes its table entry, 1 the
+// product alpha * keep, 2 the shift.
 reg [1:0]                k_alpha_phase_reg;
 // k_catching a cycle late (exact when K takes an event, from M's
 // registers): the handshakes below read only registers. k_catching never
@@ -852,9 +854,15 @@ wire [16:0] k_keep = keep_entry(keep_table_reg, k_keep_index);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [32:0] k_alpha_chunk_product = k_alpha_reg * k_alpha_keep_reg;
 /* verilator lint_on UNUSEDSIGNAL */
-wire        k_alpha_take = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && k_alpha_in_time;
-assign      k_alpha_halve = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && !k_alpha_in_time
-    && k_alpha_j != 7'd0;
+// Whether the chunk is due is registered (its compare is a 66-bit carry
+// chain, and the decision reaches every enable of the decay): the decision
+// waits a cycle after the event's load, a chunk's take and a halving, the
+// changes of the compare's inputs.
+reg         k_alpha_in_time_reg = 1'b0;
+reg         k_alpha_fresh_reg = 1'b0;
+wire        k_alpha_decide = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && k_alpha_fresh_reg;
+wire        k_alpha_take = k_alpha_decide && k_alpha_in_time_reg;
+assign      k_alpha_halve = k_alpha_decide && !k_alpha_in_time_reg && k_alpha_j != 7'd0;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
 // cut does not cut (it still counts for alpha). Until the first timer increase after a cut,
 // increase_due - T is that cut's tick; P <= T, so a CNP after that increase
@@ -1122,6 +1130,8 @@ always @(posedge clk) begin
 
     // A timer increases' chunk decided in phase 0: K's state holds into
     // phase 1, so these need no enable.
+    k_alpha_in_time_reg <= k_alpha_in_time;
+    k_alpha_fresh_reg <= !front_move && k_alpha_phase_reg != 2'd2 && !k_alpha_halve;
     k_inc_take_reg <= k_chunk_due;
     k_inc_halve_reg <= !k_chunk_due && k_inc_j != 7'd0;
     k_inc_ends_run_reg <= k_chunk_ends_run;
@@ -1317,6 +1327,8 @@ always @(posedge clk) begin
     if (!rst && k_valid_reg) begin
         assert (k_rate_reg <= k_target_reg && k_target_reg <= cfg_line_rate && k_rate_reg >= cfg_min_rate)
         else metaroce_assertion_failed("dcqcn_rp: rates out of order (min <= Rc <= Rt <= line)");
+        assert (!k_alpha_fresh_reg || k_alpha_in_time_reg == k_alpha_in_time)
+        else metaroce_assertion_failed("dcqcn_rp: the alpha chunk's registered compare is stale");
         assert (k_alpha_reg <= FRACTION_ONE)
         else metaroce_assertion_failed("dcqcn_rp: alpha above 1.0");
         assert (k_catching_reg || !k_catching)
