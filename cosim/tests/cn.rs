@@ -165,7 +165,8 @@ fn twenty_seconds_of_capture_cost_cycles_per_event_not_per_second() {
 /// (fast recovery, additive, the step up to line rate, at line rate), each
 /// at most 2 log2(n) + 2 chunks or halvings of two cycles for n expiries,
 /// n < 2^49 for 64-bit ticks and T = 55 µs; the alpha decays go side by
-/// side (four cycles a chunk, at most 400). A byte stage past F adds two
+/// side (four cycles a chunk, two a halving, the first decision a cycle
+/// after the load: at most 4 (2 log2(n) + 2) + 1). A byte stage past F adds two
 /// cycles per hyper step while the timer stage is below it (SPEC.md §6.4).
 const CATCH_UP_CYCLES_MAX: u64 = 4 * 2 * (2 * 49 + 2);
 
