@@ -921,7 +921,8 @@ wire        c_cnp_absorbed = c_cnp_reg && c_cut_held_reg;
 // C's rate change out, through the buffer (its output is the block's).
 stream_fifo #(
     .WIDTH(OUT_WIDTH),
-    .DEPTH(OUT_DEPTH)
+    .DEPTH(OUT_DEPTH),
+    .CW(OUT_CW)
 ) out_fifo_inst (
     .clk(clk),
     .rst(rst),

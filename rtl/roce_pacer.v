@@ -215,8 +215,8 @@ reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
 reg [2:0]  step_reg = 3'd0, step_next;
 
 // The input buffer: two entries, ready from a register.
-localparam CMD_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 32 + 1 + 17;
-localparam CMD_QP_LSB = 1 + 1 + 32 + 1 + 17;
+localparam CMD_QP_LSB = 1 + 1 + 32 + 1 + 17;  // the fields below the QP
+localparam CMD_WIDTH = 64 + QP_INDEX_WIDTH + CMD_QP_LSB;
 reg                 cmd0_valid_reg = 1'b0, cmd1_valid_reg = 1'b0;
 reg [CMD_WIDTH-1:0] cmd0_reg, cmd1_reg;
 wire [63:0]               hd_time;
