@@ -541,9 +541,9 @@ always @(posedge clk) begin
     // R takes the event; B takes R's with its word (B's, as counted, or
     // W's being written, if of the same QP: the newer first); W takes B's.
     r_valid_reg <= accept_in_range;
-    if (accept_in_range) begin
-        r_evt_reg <= s_evt_word;
-    end
+    // R never holds, so its event register loads every cycle (r_valid_reg
+    // says whether it holds one): its enables wait for no handshake.
+    r_evt_reg <= s_evt_word;
     b_valid_reg <= r_valid_reg;
     b_evt_reg <= r_evt_reg;
     b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};

@@ -29,7 +29,8 @@
  *   M  the products: both stage counts times R_HAI (K's load picks one
  *      as the next increase's target step);
  *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
- *      like steps every two cycles (decided, then taken), alpha decays a
+ *      like steps every three cycles (Rt - Rc - a and the shift's choice
+ *      registered, the chunk decided, then taken), alpha decays a
  *      chunk every four cycles (whether it is due, its entry in the table
  *      of (1 - g)^(2^j), the product, the shift), the two side by side;
  *      then a sent-bytes event is applied (byte counter; its increase is
@@ -48,7 +49,7 @@
  * stopped), so every read sees the QP's last write; the wait is 7 cycles
  * plus any catch-up of that event in K (with its cycle of lag).
  * A catch-up of n expiries takes at most 2 log2(n) + 2 chunks or halvings
- * (two cycles each) per run of like increases (fast recovery, additive,
+ * (three cycles each) per run of like increases (fast recovery, additive,
  * each hyper step while the timer stage is below the byte stage, the
  * rest), whatever the gap.
  *
@@ -476,7 +477,8 @@ reg [41:0]               k_inc_chunk_add_reg;
 // kind of its last increase.
 reg                      k_timer_changed_reg;
 reg [1:0]                k_timer_kind_reg;
-// A timer increases' chunk in two cycles: phase 0 decides on K's registers
+// A timer increases' chunk in two phases, after a cycle that registers
+// its sums' inputs (k_inc_fresh_reg): phase 0 decides on K's registers
 // and registers the chunk's result, phase 1 commits it. So the decision's
 // compares and the rate arithmetic each end in a register, not in the
 // other's enables.
@@ -808,35 +810,48 @@ wire        k_chunk_like = k_inc_j == 7'd0 || k_like_all || (k_chunk_small && k_
 wire        k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
 wire        k_chunk_below_line = k_inc_j == 7'd0 || k_at_line
     || {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
-wire        k_inc_decide = k_valid_reg && k_inc_due && !k_inc_phase_reg;
+// Rt - Rc - a and the shift's choice (one-hot from j) are registered, so
+// the shift is the chunk's sums' only logic before them: a decision waits
+// a cycle after the event's load, a chunk's take and a halving (which
+// move Rt - Rc, a or j).
+reg  [33:0] k_gap_less_reg;
+reg  [5:0]  k_shift_by_reg;
+reg         k_inc_fresh_reg = 1'b0;
+wire        k_inc_decide = k_valid_reg && k_inc_due && !k_inc_phase_reg && k_inc_fresh_reg;
 wire        k_chunk_due = k_chunk_in_time && k_chunk_like && k_chunk_below_line;
 assign      k_inc_chunk = k_inc_phase_reg && k_inc_take_reg;
 assign      k_inc_halve = k_inc_phase_reg && k_inc_halve_reg;
 wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
-wire [33:0] k_gap_less = {2'd0, k_gap_reg} - {2'd0, k_step_reg};
 /* verilator lint_off UNUSEDSIGNAL */
-reg  [33:0] k_gap_halved;
-always @* begin
-    case (k_inc_j)
-        7'd1: k_gap_halved = $signed(k_gap_less) >>> 2;
-        7'd2: k_gap_halved = $signed(k_gap_less) >>> 4;
-        7'd3: k_gap_halved = $signed(k_gap_less) >>> 8;
-        7'd4: k_gap_halved = $signed(k_gap_less) >>> 16;
-        7'd5: k_gap_halved = $signed(k_gap_less) >>> 32;
-        default: k_gap_halved = {34{k_gap_less[33]}};
-    endcase
-end
-// Rt' - (a + halved), as (Rt' - a) - halved: the sums beside the shift.
+// Each shift on its own (an arithmetic shift inside a wider unsigned
+// expression would be a logical one), then chosen by the one-hot.
+wire [33:0] k_gap_shifted [0:4];
+assign k_gap_shifted[0] = $signed(k_gap_less_reg) >>> 2;
+assign k_gap_shifted[1] = $signed(k_gap_less_reg) >>> 4;
+assign k_gap_shifted[2] = $signed(k_gap_less_reg) >>> 8;
+assign k_gap_shifted[3] = $signed(k_gap_less_reg) >>> 16;
+assign k_gap_shifted[4] = $signed(k_gap_less_reg) >>> 32;
+wire [33:0] k_gap_halved = ({34{k_shift_by_reg[0]}} & k_gap_shifted[0]) | ({34{k_shift_by_reg[1]}} & k_gap_shifted[1])
+    | ({34{k_shift_by_reg[2]}} & k_gap_shifted[2]) | ({34{k_shift_by_reg[3]}} & k_gap_shifted[3])
+    | ({34{k_shift_by_reg[4]}} & k_gap_shifted[4]) | ({34{k_shift_by_reg[5]}} & {34{k_gap_less_reg[33]}});
+// Rc' = Rt + add - a - halved (mod 2^32), carry-save: the first level
+// beside the shift, the second after it, then one carry chain (each
+// subtrahend inverted, its +1 in a carry's free low bit).
 wire [31:0] k_chunk_target = k_target_reg + k_chunk_add;
-wire [31:0] k_chunk_base = k_chunk_target - k_step_reg;
-wire [31:0] k_chunk_rate = k_chunk_base - k_gap_halved[31:0];
+wire [31:0] k_csa1_sum = k_target_reg ^ k_chunk_add ^ ~k_step_reg;
+wire [31:0] k_csa1_carry = {(k_target_reg[30:0] & k_chunk_add[30:0]) | (k_target_reg[30:0] & ~k_step_reg[30:0])
+    | (k_chunk_add[30:0] & ~k_step_reg[30:0]), 1'b1};
+wire [31:0] k_csa2_sum = k_csa1_sum ^ k_csa1_carry ^ ~k_gap_halved[31:0];
+wire [31:0] k_csa2_carry = {(k_csa1_sum[30:0] & k_csa1_carry[30:0]) | (k_csa1_sum[30:0] & ~k_gap_halved[30:0])
+    | (k_csa1_carry[30:0] & ~k_gap_halved[30:0]), 1'b1};
+wire [31:0] k_chunk_rate = k_csa2_sum + k_csa2_carry;
 wire [31:0] k_next_rate = k_inc_j == 7'd0 ? k_inc_rate : k_chunk_rate;
 wire [31:0] k_next_target = k_inc_j == 7'd0 ? k_inc_target : k_chunk_target;
 wire [32:0] k_next_headroom = k_inc_j == 7'd0 ? k_inc_headroom : k_headroom_reg - {1'b0, k_chunk_add};
 // A chunk moves the rates unless the target stays and Rt - Rc - a is 0 or
 // -1 (the shift's fixed points), read before the sums.
 wire        k_chunk_changed = k_inc_j == 7'd0 ? k_inc_changed
-    : k_chunk_add != 32'd0 || !(k_gap_less == 34'd0 || &k_gap_less);
+    : k_chunk_add != 32'd0 || !(k_gap_less_reg == 34'd0 || &k_gap_less_reg);
 wire [8:0]  k_stage_sum = {1'b0, k_timer_stage_reg} + k_chunk_size;
 wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_stage_sum[7:0];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -1133,6 +1148,12 @@ always @(posedge clk) begin
     // phase 1, so these need no enable.
     k_alpha_in_time_reg <= k_alpha_in_time;
     k_alpha_fresh_reg <= !front_move && k_alpha_phase_reg != 2'd2 && !k_alpha_halve;
+    k_gap_less_reg <= {2'd0, k_gap_reg} - {2'd0, k_step_reg};
+    // Shift by 2^(2^j): j = 1..5 each a bit, j >= 6 (or j = 0, whose
+    // chunk is the single step) the sign.
+    k_shift_by_reg <= k_inc_j == 7'd1 ? 6'b000001 : k_inc_j == 7'd2 ? 6'b000010 : k_inc_j == 7'd3 ? 6'b000100
+        : k_inc_j == 7'd4 ? 6'b001000 : k_inc_j == 7'd5 ? 6'b010000 : 6'b100000;
+    k_inc_fresh_reg <= !front_move && !k_inc_chunk && !k_inc_halve;
     k_inc_take_reg <= k_chunk_due;
     k_inc_halve_reg <= !k_chunk_due && k_inc_j != 7'd0;
     k_inc_ends_run_reg <= k_chunk_ends_run;
@@ -1340,6 +1361,11 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
         assert (k_step_reg == (k_at_line_reg ? 32'd0 : k_inc_add_reg[31:0]))
         else metaroce_assertion_failed("dcqcn_rp: K's chunk step out of step");
+        assert (!k_inc_fresh_reg || (k_gap_less_reg == {2'd0, k_gap_reg} - {2'd0, k_step_reg}
+                && k_shift_by_reg[0] == (k_inc_j == 7'd1) && k_shift_by_reg[5] == (k_inc_j == 7'd0 || k_inc_j > 7'd5)))
+        else metaroce_assertion_failed("dcqcn_rp: the chunk's registered Rt - Rc - a or shift is stale");
+        assert (k_chunk_rate == k_chunk_target - k_step_reg - k_gap_halved[31:0])
+        else metaroce_assertion_failed("dcqcn_rp: the chunk's carry-save sum is wrong");
         assert (k_gap_reg == k_target_reg - k_rate_reg)
         else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
         assert ({k_rate_line_reg, k_rate_near_reg} == line_flags(k_rate_reg, cfg_line_rate))

@@ -81,11 +81,13 @@ fn blocks_reach_156_mhz_after_routing_at_64_bits() {
         failed |= fmax < floor;
         lines.push(format!(
             "{block}: {fmax} MHz after routing, {verdict} its {floor} MHz floor; critical path {} ns, \
-             {} logic levels, from {} to {} ({seconds}; log in {})",
+             {} logic levels, from {} to {}; {} endpoints miss the clock ({seconds}; log in {}, \
+             the endpoints grouped in failing.txt beside it)",
             result["path_ns"],
             result["path_levels"],
             result["path_from"],
             result["path_to"],
+            result.get("endpoints_failing").unwrap_or(&"?"),
             results.join(&key).join("pnr.log").display()
         ));
     }
