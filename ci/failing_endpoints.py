@@ -32,8 +32,8 @@ def main():
             if arrival <= period:
                 continue
             failing += 1
-            # A FF or RAM cell's name without the mapper's suffix: the register it holds.
-            # (and a distributed RAM's slices, numbered, as one).
+            # A FF or RAM cell's name without the mapper's suffix: the register
+            # it holds (a distributed RAM's numbered slices as one).
             cell = re.sub(r"(_TRELLIS_FF_Q|_DP16KD|\$DPRAM|_LUT4|\$CCU2).*$", "", end["cell"])
             cell = re.sub(r"(\.\d+)+$", "", cell)
             group = groups[(cell, end["port"])]
