@@ -142,6 +142,14 @@ generate
     end
 endgenerate
 
+// K's chunk of 2^j increases subtracts (Rt - Rc - a) / 2^(2^j): the shift
+// as a one-hot, j = 1..5 a bit each, j >= 6 (or j = 0, whose chunk is the
+// single step) the sign.
+function [5:0] chunk_shift_choice(input [6:0] j);
+    chunk_shift_choice = j == 7'd1 ? 6'b000001 : j == 7'd2 ? 6'b000010 : j == 7'd3 ? 6'b000100
+        : j == 7'd4 ? 6'b001000 : j == 7'd5 ? 6'b010000 : 6'b100000;
+endfunction
+
 function [7:0] sat_inc(input [7:0] count);
     sat_inc = count == 8'hFF ? 8'hFF : count + 8'd1;
 endfunction
@@ -177,13 +185,16 @@ function [9:0] increase_kind(input [7:0] timer_stage, input [7:0] byte_stage, in
     end
 endfunction
 
+// increase_kind's stage alone, its compares side by side (the higher count
+// below F: both are; the lower above F: both are), not one after another:
+// M and K's next run decide from it in one level of logic after them.
 function [1:0] increase_stage(input [7:0] timer_stage, input [7:0] byte_stage, input [7:0] threshold);
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [9:0] kind;
-    /* verilator lint_on UNUSEDSIGNAL */
-    begin
-        kind = increase_kind(timer_stage, byte_stage, threshold);
-        increase_stage = kind[9:8];
+    if (timer_stage < threshold && byte_stage < threshold) begin
+        increase_stage = STAGE_FAST_RECOVERY;
+    end else if (timer_stage > threshold && byte_stage > threshold) begin
+        increase_stage = STAGE_HYPER_INCREASE;
+    end else begin
+        increase_stage = STAGE_ADDITIVE_INCREASE;
     end
 endfunction
 
@@ -203,11 +214,12 @@ function [39:0] increase_add(input [1:0] stage, input [7:0] steps, input [31:0] 
 endfunction
 
 // The target step of the increase after this one (`stage`, `add`, made at
-// stage counts `count` and `other`) counted `count` up, in two halves that
-// a chunk computes a cycle apart: `hyper_next_add`, what it adds if it is a
-// hyper step (this one's steps plus one if the count was the lower stage
-// count, so `low` went up; else one step, low = F + 1), then
-// `increase_next` from the counted stage counts, `next` = sat_inc(count).
+// stage counts `count` and `other`) counted `count` up, in two halves:
+// `hyper_next_add`, what it adds if it is a hyper step (this one's steps
+// plus one if the count was the lower stage count, so `low` went up; else
+// one step, low = F + 1), then `increase_next` from the counted stage
+// counts, `next` = sat_inc(count). K computes the first half in two
+// registered steps (k_run_*); an assertion checks them against this.
 function [39:0] hyper_next_add(input [7:0] count, input [7:0] other, input [1:0] stage, input [39:0] add,
                                input [31:0] hai_rate);
     hyper_next_add = stage == STAGE_HYPER_INCREASE ? add + (count < other ? {8'd0, hai_rate} : 40'd0)
@@ -221,19 +233,11 @@ function [41:0] increase_next(
     input [7:0]  threshold,
     input [31:0] ai_rate
 );
-    reg [7:0]  high;
-    reg [7:0]  low;
-    begin
-        high = next > other ? next : other;
-        low = next > other ? other : next;
-        if (high < threshold) begin
-            increase_next = {STAGE_FAST_RECOVERY, 40'd0};
-        end else if (low > threshold) begin
-            increase_next = {STAGE_HYPER_INCREASE, hyper_add};
-        end else begin
-            increase_next = {STAGE_ADDITIVE_INCREASE, 8'd0, ai_rate};
-        end
-    end
+    case (increase_stage(next, other, threshold))
+        STAGE_FAST_RECOVERY: increase_next = {STAGE_FAST_RECOVERY, 40'd0};
+        STAGE_HYPER_INCREASE: increase_next = {STAGE_HYPER_INCREASE, hyper_add};
+        default: increase_next = {STAGE_ADDITIVE_INCREASE, 8'd0, ai_rate};
+    endcase
 endfunction
 
 // How many timer increases from timer stage `t` on are like the one at `t`
@@ -491,10 +495,15 @@ reg [31:0]               k_chunk_rate_reg;
 reg [31:0]               k_chunk_target_reg;
 reg [32:0]               k_chunk_headroom_reg;
 reg [7:0]                k_chunk_timer_stage_reg;
-// The next run's counted stage count and hyper step (its kind follows in
-// phase 1, from these).
+// The next run's kind and target step, in two stages from K's state (both
+// done by the take that ends a run, which waits two cycles after any
+// change of that state): first the run's counted last stage count, whether
+// it is below the byte stage and this step plus R_HAI; then the kind.
 reg [7:0]                k_run_count_reg;
-reg [39:0]               k_run_hyper_add_reg;
+reg                      k_run_below_reg;
+reg                      k_run_hyper_reg;
+reg [39:0]               k_run_add_hai_reg;
+reg [41:0]               k_run_next_reg;
 // An alpha decays' chunk in four cycles: its compare is registered (the
 // cycle before phase 0 decides), phase 0 takes its table entry, 1 the
 // product alpha * keep, 2 the shift.
@@ -814,6 +823,7 @@ wire        k_chunk_below_line = k_inc_j == 7'd0 || k_at_line
 // the shift is the chunk's sums' only logic before them: a decision waits
 // a cycle after the event's load, a chunk's take and a halving (which
 // move Rt - Rc, a or j).
+wire [33:0] k_gap_less = {2'd0, k_gap_reg} - {2'd0, k_step_reg};
 reg  [33:0] k_gap_less_reg;
 reg  [5:0]  k_shift_by_reg;
 reg         k_inc_fresh_reg = 1'b0;
@@ -858,8 +868,9 @@ wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_st
 // After a chunk that ends its run: the next kind, from its last step's
 // count (its halves registered in phase 0; the byte stage holds).
 wire [7:0]  k_run_last = run_last_count(k_timer_stage_reg, cfg_threshold, k_inc_stage_reg);
-wire [41:0] k_run_next = increase_next(k_run_count_reg, k_byte_stage_reg, k_run_hyper_add_reg, cfg_threshold,
-    cfg_ai_rate);
+// hyper_next_add from the first stage's registers.
+wire [39:0] k_run_hyper_add = !k_run_hyper_reg ? {8'd0, cfg_hai_rate}
+    : k_run_below_reg ? k_run_add_hai_reg : k_inc_add_reg;
 
 // Alpha decays: a chunk of 2^j keeps (1 - g)^(2^j) from the table (entry 15
 // from j = 15 on): the entry registered, alpha * keep registered, then
@@ -1111,10 +1122,10 @@ always @(posedge clk) begin
             k_timer_changed_reg <= k_timer_changed_reg || k_chunk_changed_reg;
             k_timer_kind_reg <= k_inc_stage_reg;
             k_step_reg <= k_chunk_headroom_reg == 33'd0 ? 32'd0
-                : (k_inc_ends_run_reg ? k_run_next[31:0] : k_inc_add_reg[31:0]);
+                : (k_inc_ends_run_reg ? k_run_next_reg[31:0] : k_inc_add_reg[31:0]);
             if (k_inc_ends_run_reg) begin
-                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next;
-                k_inc_chunk_add_reg <= {2'd0, k_run_next[39:0]};
+                {k_inc_stage_reg, k_inc_add_reg} <= k_run_next_reg;
+                k_inc_chunk_add_reg <= {2'd0, k_run_next_reg[39:0]};
             end
         end
         if (k_inc_climb) begin
@@ -1148,11 +1159,8 @@ always @(posedge clk) begin
     // phase 1, so these need no enable.
     k_alpha_in_time_reg <= k_alpha_in_time;
     k_alpha_fresh_reg <= !front_move && k_alpha_phase_reg != 2'd2 && !k_alpha_halve;
-    k_gap_less_reg <= {2'd0, k_gap_reg} - {2'd0, k_step_reg};
-    // Shift by 2^(2^j): j = 1..5 each a bit, j >= 6 (or j = 0, whose
-    // chunk is the single step) the sign.
-    k_shift_by_reg <= k_inc_j == 7'd1 ? 6'b000001 : k_inc_j == 7'd2 ? 6'b000010 : k_inc_j == 7'd3 ? 6'b000100
-        : k_inc_j == 7'd4 ? 6'b001000 : k_inc_j == 7'd5 ? 6'b010000 : 6'b100000;
+    k_gap_less_reg <= k_gap_less;
+    k_shift_by_reg <= chunk_shift_choice(k_inc_j);
     k_inc_fresh_reg <= !front_move && !k_inc_chunk && !k_inc_halve;
     k_inc_take_reg <= k_chunk_due;
     k_inc_halve_reg <= !k_chunk_due && k_inc_j != 7'd0;
@@ -1163,7 +1171,10 @@ always @(posedge clk) begin
     k_chunk_headroom_reg <= k_next_headroom;
     k_chunk_timer_stage_reg <= k_next_timer_stage;
     k_run_count_reg <= sat_inc(k_run_last);
-    k_run_hyper_add_reg <= hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg, cfg_hai_rate);
+    k_run_below_reg <= k_run_last < k_byte_stage_reg;
+    k_run_hyper_reg <= k_inc_stage_reg == STAGE_HYPER_INCREASE;
+    k_run_add_hai_reg <= k_inc_add_reg + {8'd0, cfg_hai_rate};
+    k_run_next_reg <= increase_next(k_run_count_reg, k_byte_stage_reg, k_run_hyper_add, cfg_threshold, cfg_ai_rate);
 
     // Q, V and C move every cycle.
     // Q: K's item (a timer increase's change, or its event done).
@@ -1361,9 +1372,12 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: the line-rate flag out of step");
         assert (k_step_reg == (k_at_line_reg ? 32'd0 : k_inc_add_reg[31:0]))
         else metaroce_assertion_failed("dcqcn_rp: K's chunk step out of step");
-        assert (!k_inc_fresh_reg || (k_gap_less_reg == {2'd0, k_gap_reg} - {2'd0, k_step_reg}
-                && k_shift_by_reg[0] == (k_inc_j == 7'd1) && k_shift_by_reg[5] == (k_inc_j == 7'd0 || k_inc_j > 7'd5)))
+        assert (!k_inc_fresh_reg || (k_gap_less_reg == k_gap_less && k_shift_by_reg == chunk_shift_choice(k_inc_j)))
         else metaroce_assertion_failed("dcqcn_rp: the chunk's registered Rt - Rc - a or shift is stale");
+        assert (!k_inc_chunk || !k_inc_ends_run_reg || k_run_next_reg == increase_next(sat_inc(k_run_last),
+                k_byte_stage_reg, hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
+                cfg_hai_rate), cfg_threshold, cfg_ai_rate))
+        else metaroce_assertion_failed("dcqcn_rp: the next run's registered kind is stale");
         assert (k_chunk_rate == k_chunk_target - k_step_reg - k_gap_halved[31:0])
         else metaroce_assertion_failed("dcqcn_rp: the chunk's carry-save sum is wrong");
         assert (k_gap_reg == k_target_reg - k_rate_reg)
