@@ -29,8 +29,9 @@
  *   M  the products: both stage counts times R_HAI (K's load picks one
  *      as the next increase's target step);
  *   K  the catch-up, on K's registers: timer increases a chunk of 2^j
- *      like steps every three cycles (Rt - Rc - a and the shift's choice
- *      registered, the chunk decided, then taken), alpha decays a
+ *      like steps every three cycles (Rt - Rc - a, the shift's choice and
+ *      the next run's kind registered, the chunk decided, then taken),
+ *      alpha decays a
  *      chunk every four cycles (whether it is due, its entry in the table
  *      of (1 - g)^(2^j), the product, the shift), the two side by side;
  *      then a sent-bytes event is applied (byte counter; its increase is

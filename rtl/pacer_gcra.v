@@ -20,8 +20,9 @@
  * its newest packet. The inputs are registers (stage 0: the QP word's
  * register, the command's now); 1: the debt chosen, the products in
  * 18-bit pieces (MULT18X18D); 2: tau summed, TAT (carry-save, then one
- * adder); 3: TAT - tau, TAT's comparisons; 4: eligible and base'; 5:
- * gap_ready'. No stalls, no valid: inputs at cycle c give `eligible` and
+ * adder); 3: TAT - tau, TAT's comparisons, and now's and gap_ready's
+ * with TAT - tau (each a carry chain beside it); 4: eligible and base',
+ * multiplexers; 5: gap_ready'. No stalls, no valid: inputs at cycle c give `eligible` and
  * `base_after` at cycle c+4 and `gap_ready_after` at c+5, while they stay.
  *
  * | port            | width | meaning                                    |
@@ -96,6 +97,14 @@ function [63:0] sum3(input [63:0] a, input [63:0] b, input [63:0] c);
     end
 endfunction
 
+// a + b + c + carry_in (mod 2^66), carry-save: carry_in in the carries'
+// free low bit.
+function [65:0] csa3_sum(input [65:0] a, input [65:0] b, input [65:0] c, input carry_in);
+    begin
+        csa3_sum = (a ^ b ^ c) + {(a[64:0] & b[64:0]) | (a[64:0] & c[64:0]) | (b[64:0] & c[64:0]), carry_in};
+    end
+endfunction
+
 // The pieces are below 2^57 and so is their sum: the carries out of bit 57 are zero.
 wire [63:0] cost0 = {29'd0, s1_cost0_reg};
 wire [63:0] cost1 = {11'd0, s1_cost1_reg, 18'd0};
@@ -120,14 +129,31 @@ always @(posedge clk) begin
     s2_min_gap_reg <= s1_min_gap_reg;
 end
 
-// Stage 3.
+// Stage 3: TAT - tau, and stage 4's comparisons with it, each a sign of
+// one carry chain beside it (carry-save, 66 bits): now > TAT - tau is
+// now + tau - TAT - 1 >= 0, and TAT - tau > gap_ready is
+// TAT - tau - gap_ready - 1 >= 0 (~x = -x - 1).
 wire [64:0] tat_less_tau = {1'b0, s2_tat_reg} - {9'd0, s2_tau_reg};
+wire        tlt_clamped = tat_less_tau[64];
+wire [65:0] tat66 = {2'd0, s2_tat_reg};
+wire [65:0] tau66 = {10'd0, s2_tau_reg};
+wire [65:0] now66 = {2'd0, s2_now_reg};
+wire [65:0] gap66 = {2'd0, s2_gap_reg};
+// Only the signs are read.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [65:0] now_tau_tat = csa3_sum(now66, tau66, ~tat66, 1'b0);
+wire [65:0] tat_tau_gap = csa3_sum(tat66, ~tau66, ~gap66, 1'b1);
+/* verilator lint_on UNUSEDSIGNAL */
 reg [63:0] s3_tlt_reg, s3_tat_reg;
 reg        s3_tat_gt_now_reg, s3_tat_gt_gap_reg, s3_now_gt_gap_reg;
+reg        s3_now_gt_tlt_reg, s3_tlt_gt_gap_reg;
 reg [63:0] s3_gap_reg, s3_now_reg;
 reg [31:0] s3_min_gap_reg;
 always @(posedge clk) begin
-    s3_tlt_reg <= tat_less_tau[64] ? 64'd0 : tat_less_tau[63:0];
+    s3_tlt_reg <= tlt_clamped ? 64'd0 : tat_less_tau[63:0];
+    // TAT - tau clamped to 0: now > 0, and 0 > gap_ready is false.
+    s3_now_gt_tlt_reg <= tlt_clamped ? s2_now_reg != 64'd0 : !now_tau_tat[65];
+    s3_tlt_gt_gap_reg <= !tlt_clamped && !tat_tau_gap[65];
     s3_tat_reg <= s2_tat_reg;
     s3_tat_gt_now_reg <= s2_tat_reg > s2_now_reg;
     s3_tat_gt_gap_reg <= s2_tat_reg > s2_gap_reg;
@@ -137,12 +163,10 @@ always @(posedge clk) begin
     s3_min_gap_reg <= s2_min_gap_reg;
 end
 
-// Stage 4: max(now, TAT - tau, gap_ready), two comparisons side by side;
-// max(TAT, now, gap_ready) from stage 3's.
-wire        now_gt_tlt = s3_now_reg > s3_tlt_reg;
-wire        tlt_gt_gap = s3_tlt_reg > s3_gap_reg;
-wire [63:0] first = now_gt_tlt ? s3_now_reg : s3_tlt_reg;
-wire        first_gt_gap = now_gt_tlt ? s3_now_gt_gap_reg : tlt_gt_gap;
+// Stage 4: max(now, TAT - tau, gap_ready) and max(TAT, now, gap_ready),
+// selected by stage 3's comparisons.
+wire [63:0] first = s3_now_gt_tlt_reg ? s3_now_reg : s3_tlt_reg;
+wire        first_gt_gap = s3_now_gt_tlt_reg ? s3_now_gt_gap_reg : s3_tlt_gt_gap_reg;
 wire [63:0] tat_now = s3_tat_gt_now_reg ? s3_tat_reg : s3_now_reg;
 wire        tat_now_gt_gap = s3_tat_gt_now_reg ? s3_tat_gt_gap_reg : s3_now_gt_gap_reg;
 reg [63:0] s4_eligible_reg;
@@ -159,6 +183,17 @@ reg [63:0] s5_gap_after_reg;
 always @(posedge clk) begin
     s5_gap_after_reg <= s4_eligible_reg + {12'd0, s4_min_gap_reg, {FRAC_BITS{1'b0}}};
 end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+// Stage 3's registers hold values of one cycle's inputs from the first edge on.
+reg stage3_loaded_reg = 1'b0;
+always @(posedge clk) begin
+    stage3_loaded_reg <= 1'b1;
+    assert (!stage3_loaded_reg || s3_now_gt_tlt_reg == (s3_now_reg > s3_tlt_reg) && s3_tlt_gt_gap_reg == (s3_tlt_reg > s3_gap_reg))
+    else metaroce_assertion_failed("pacer_gcra: stage 3's carry-save comparisons disagree with the plain ones");
+end
+`endif
 
 assign eligible = s4_eligible_reg;
 assign base_after = s4_base_reg;
