@@ -365,6 +365,9 @@ reg [QP_INDEX_WIDTH-1:0] a_qp_reg;
 // as the stages move (compared when A loads, against what each stage holds
 // next), so the hazard is those bits and the stages' flags.
 reg [6:0]                a_same_qp_reg;
+// a_same_qp_reg & stage_writes but L's bit, a cycle ahead: A's wait reads
+// it and L's bit (L's word arrives from the RAM the cycle before).
+reg [6:0]                a_block_reg;
 reg [16:0]               a_len_reg;
 reg                      a_use_extent_reg;
 reg [15:0]               a_extent_reg;
@@ -425,8 +428,10 @@ reg                      m_rate_near_reg;
 reg [7:0]                m_byte_next_reg;
 reg [1:0]                m_inc_stage_reg;
 reg                      m_low_timer_reg;
-reg [39:0]               m_timer_hyper_reg;
-reg [39:0]               m_byte_hyper_reg;
+// Each stage count times R_HAI in two products by R_HAI's halves (one
+// MULT18X18D each, no adder behind them).
+reg [23:0]               m_timer_hyper_lo_reg, m_timer_hyper_hi_reg;
+reg [23:0]               m_byte_hyper_lo_reg, m_byte_hyper_hi_reg;
 reg [32:0]               m_bytes_sum_reg;
 
 // K: the catch-up loop's state.
@@ -669,7 +674,8 @@ wire [6:0] stage_writes = {
     q_valid_reg && q_write_reg && !q_keeps_reg,
     v_valid_reg && v_write_reg && !v_keeps_reg,
     c_valid_reg && c_write_reg && !c_keeps_reg};
-wire a_hazard = |(stage_writes & a_same_qp_reg);
+localparam [6:0] STAGE_L = 7'b0100000;
+wire a_hazard = |a_block_reg || |(a_same_qp_reg & stage_writes & STAGE_L);
 wire a_move = a_valid_reg && !a_hazard && front_move;
 // Each stage's QP register in the next cycle: the stage before's when it
 // moves (R takes A's), else its own. Both compared, the moves choosing
@@ -685,6 +691,15 @@ wire [6:0] held_same_qp = {
     front_move || a_same_qp_reg[6],
     front_move ? a_same_qp_reg[6:4] : a_same_qp_reg[5:3],
     a_same_qp_reg[3:1]};
+// Each stage's stage_writes bit in the next cycle (L's aside): R takes A's
+// event, M L's, K M's while the front moves; Q takes K's event when K hands
+// it on (a timer step's change writes nothing); V and C move every cycle.
+wire [6:0] writes_next = {
+    front_move ? a_move : stage_writes[6],
+    1'b0, // L's: not registered
+    front_move ? stage_writes[5:4] : stage_writes[4:3],
+    k_done && !k_keeps_reg,
+    stage_writes[2:1]};
 
 assign s_evt_ready = !init_reg && (!a_valid_reg || a_move);
 assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_reg || k_valid_reg
@@ -719,11 +734,17 @@ qp_rmw_pipe #(
 wire [7:0] l_byte_next = sat_inc(l_byte_stage_reg);
 
 // M's logic: the next increase's target step. A hyper step adds
-// (low - threshold) * R_HAI: M multiplies both stage counts by R_HAI, and
-// K's load picks the lower's product and subtracts threshold * R_HAI
-// (registered from the configuration, which holds while events flow).
+// (low - threshold) * R_HAI: M multiplies both stage counts by R_HAI's
+// halves, and K's load picks the lower's products and sums them with
+// -threshold * R_HAI (registered from the configuration, which holds
+// while events flow), carry-save into one carry chain.
 reg  [39:0] threshold_hyper_reg;
-wire [39:0] m_hyper_add = (m_low_timer_reg ? m_timer_hyper_reg : m_byte_hyper_reg) - threshold_hyper_reg;
+wire [39:0] m_hyper_lo = {16'd0, m_low_timer_reg ? m_timer_hyper_lo_reg : m_byte_hyper_lo_reg};
+wire [39:0] m_hyper_hi = {m_low_timer_reg ? m_timer_hyper_hi_reg : m_byte_hyper_hi_reg, 16'd0};
+wire [39:0] m_hyper_less = ~threshold_hyper_reg;
+wire [39:0] m_hyper_add = (m_hyper_lo ^ m_hyper_hi ^ m_hyper_less)
+    + {(m_hyper_lo[38:0] & m_hyper_hi[38:0]) | (m_hyper_lo[38:0] & m_hyper_less[38:0])
+       | (m_hyper_hi[38:0] & m_hyper_less[38:0]), 1'b1};
 wire [39:0] m_inc_add = m_inc_stage_reg == STAGE_HYPER_INCREASE ? m_hyper_add
     : m_inc_stage_reg == STAGE_ADDITIVE_INCREASE ? {8'd0, cfg_ai_rate} : 40'd0;
 
@@ -1002,12 +1023,14 @@ always @(posedge clk) begin
         a_cnp_reg <= s_evt_cnp;
         a_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
         a_same_qp_reg <= evt_same_qp;
+        a_block_reg <= evt_same_qp & writes_next;
         a_len_reg <= s_evt_len;
         // An extent above 1.0 (a malformed CNP) counts as 1.0.
         a_use_extent_reg <= cfg_metaroce && s_evt_extent_valid;
         a_extent_reg <= s_evt_extent > FRACTION_ONE ? FRACTION_ONE : s_evt_extent;
     end else begin
         a_same_qp_reg <= held_same_qp;
+        a_block_reg <= held_same_qp & writes_next;
     end
 
     if (front_move) begin
@@ -1059,8 +1082,10 @@ always @(posedge clk) begin
         m_byte_next_reg <= l_byte_next;
         m_inc_stage_reg <= increase_stage(l_timer_stage_reg, l_byte_stage_reg, cfg_threshold);
         m_low_timer_reg <= l_timer_stage_reg <= l_byte_stage_reg;
-        m_timer_hyper_reg <= l_timer_stage_reg * cfg_hai_rate;
-        m_byte_hyper_reg <= l_byte_stage_reg * cfg_hai_rate;
+        m_timer_hyper_lo_reg <= l_timer_stage_reg * cfg_hai_rate[15:0];
+        m_timer_hyper_hi_reg <= l_timer_stage_reg * cfg_hai_rate[31:16];
+        m_byte_hyper_lo_reg <= l_byte_stage_reg * cfg_hai_rate[15:0];
+        m_byte_hyper_hi_reg <= l_byte_stage_reg * cfg_hai_rate[31:16];
         m_bytes_sum_reg <= {1'b0, l_bytes_reg} + {16'd0, l_len_reg};
     end
 
@@ -1348,6 +1373,8 @@ always @(posedge clk) begin
                                   k_qp_reg == a_qp_reg, q_qp_reg == a_qp_reg, v_qp_reg == a_qp_reg,
                                   c_qp_reg == a_qp_reg})
         else metaroce_assertion_failed("dcqcn_rp: A's same-QP bits out of step with the stages");
+        assert (a_block_reg == (a_same_qp_reg & stage_writes & ~STAGE_L))
+        else metaroce_assertion_failed("dcqcn_rp: A's registered wait bits out of step with the stages");
     end
     if (!rst && q_valid_reg && q_byte_step_reg) begin
         assert (q_inc_changed == (q_inc_rate != q_rate_reg || q_inc_target != q_target_reg))
