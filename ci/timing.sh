@@ -69,7 +69,6 @@ reason_of() {
     step=$(grep -E '^[0-9.]+ Executing|^Info: (Running|Placing|Routing)' "$log" 2>/dev/null | tail -1 || true)
     echo "$error${step:+ (in: $step)}" | tr -d '|' | cut -c1-240
 }
-# A FF or RAM cell's name without the mapper's suffix: the register it holds.
 
 run() { # top width: writes $results/$top-$width/result
     local top=$1 width=$2 dir="$results/$1-$2" start status=ok reason=""
@@ -113,8 +112,6 @@ run() { # top width: writes $results/$top-$width/result
         if [ "$status" = ok ]; then
             # The last report is the one after routing.
             echo "fmax=$(sed -n "s/.*Max frequency for clock '[^']*': \([0-9.]*\) MHz.*/\1/p" "$dir/pnr.log" | tail -1)"
-            awk '/Critical path report for clock/ {n = 0; delete lines} {lines[n++] = $0}
-                 END {for (i = 0; i < n; i++) print lines[i]}' "$dir/pnr.log" > "$dir/critical.txt"
             python3 "$root/ci/pnr_report.py" critical "$dir/report.json" || true
             # Every endpoint that misses the clock, grouped (the worst path is one of them).
             if python3 "$root/ci/pnr_report.py" failing "$dir/report.json" "$period" > "$dir/failing.txt"; then
