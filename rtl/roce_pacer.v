@@ -38,18 +38,19 @@
  * scan (pacer_scan.v, 6 stages over the busy bits) gives the new one. A
  * slot being served has its busy bit cleared, so the scan already looks
  * past it. Every RAM has a registered read, and every RAM output loads
- * one register first; the QP, descriptor and live-bit RAMs, spread over
- * many block RAMs across the die, register their outputs twice
- * (qp_state_ram.v OUTPUT_REG). Cycles (SPEC.md §7.5): a packet handed
- * over 11 (10 after another QP's, its words read while it waited), a rate
- * 57 (the division, a packet of the same command alongside, and the
- * re-time's check; 58 when the packet moves), a time advance 3; a release
- * every 3 cycles while a slot's packets are due (a link RAM read and its
- * register per step), 2 more at a change of slot, and a slot that empties
- * waits for the scan (fresh 8 cycles after the decision that cleared its
- * busy bit); a cascade step 9. Commands wait in a 2-entry
- * input buffer; releases in an 8-entry output FIFO behind the output
- * register (no combinational path between the two sides).
+ * one register first; the QP, descriptor, live-bit and link RAMs, spread
+ * over many block RAMs across the die, register their outputs twice
+ * (qp_state_ram.v OUTPUT_REG; on ECP5 the DP16KD's output register).
+ * Cycles (SPEC.md §7.5): a packet handed over 11 (10 after another QP's,
+ * its words read while it waited), a rate 57 (the division, a packet of
+ * the same command alongside, and the re-time's check; 58 when the packet
+ * moves), a time advance 3; a release every 3 cycles while a slot's
+ * packets are due (a link RAM read and its output register per step), 2
+ * more at a change of slot, and a slot that empties waits for the scan
+ * (fresh 8 cycles after the decision that cleared its busy bit); a cascade
+ * step 9. Commands wait in a 2-entry input buffer; releases in an 8-entry
+ * output FIFO behind the output register (no combinational path between
+ * the two sides).
  *
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
@@ -301,9 +302,10 @@ reg [DIW-1:0] free_head_reg = 0, free_head_next;
 reg [DIW-1:0] free_next_reg = 0, free_next_next;
 reg           free_next_ok_reg = 1'b0, free_next_ok_next;
 reg           free_fetch_reg = 1'b0, free_land_reg = 1'b0;
-// The link RAM's output, registered (its only load): the next head of a
-// slot being served, the free list's fetch.
-reg [DIW-1:0] link_q_reg = 0;
+// The link RAM's word, registered once more (qp_state_ram.v OUTPUT_REG;
+// on ECP5 the DP16KD's own output register) two cycles after its read:
+// the next head of a slot being served, the free list's fetch.
+wire [DIW-1:0] link_q;
 reg [DIW:0]   held_reg = 0, held_next;
 
 // The slot being served, its head and tail descriptors.
@@ -377,7 +379,6 @@ reg [DIW-1:0]             live_wr_addr;
 wire                      live_rd_data;
 reg                       next_rd_en, next_wr_en;
 reg [DIW-1:0]             next_rd_addr, next_wr_addr, next_wr_data;
-wire [DIW-1:0]            next_rd_data;
 reg                       head_wr_en, tail_wr_en;
 reg [SB+1:0]              head_wr_addr, tail_wr_addr;
 // The slot RAMs read the next event's slot in IDLE, and the placement's at
@@ -674,8 +675,8 @@ always @* begin
             end
         end
         state_reg[STATE_POP_B]: begin
-            // Its link is on the RAM's output (into link_q_reg, next to the
-            // RAM); it goes onto the free list, no longer live.
+            // Its link is read (on link_q next cycle); it goes onto the
+            // free list, no longer live.
             live_wr_en = 1'b1;
             live_wr_addr = srv_head_reg;
             live_wr_data = 1'b0;
@@ -698,7 +699,7 @@ always @* begin
         end
         state_reg[STATE_POP_C]: begin
             // The slot's next head, from the link's register.
-            srv_head_next = link_q_reg;
+            srv_head_next = link_q;
             state_next = due_known && due ? to_state(STATE_POP_A) : to_state(STATE_POP_STOP);
         end
         state_reg[STATE_POP_STOP]: begin
@@ -730,10 +731,10 @@ always @* begin
             next_rd_en = 1'b0;
             if (step_reg == 3'd0) begin
                 // The slot's next head, from the link's register.
-                srv_head_next = link_q_reg;
+                srv_head_next = link_q;
                 head_wr_en = cas_desc_reg != srv_tail_reg;
                 head_wr_addr = srv_addr_reg;
-                head_wr_data = link_q_reg;
+                head_wr_data = link_q;
             end else if (step_reg == CASCADE_PLACE_STEP) begin
                 state_next = to_state(STATE_CASCADE_INSERT);
             end
@@ -797,8 +798,7 @@ always @(posedge clk) begin
     // The scan starts over as busy bits change.
     scan_age_reg <= busy_pending ? 3'd0 : (scan_age_reg == SCAN_LATENCY ? scan_age_reg : scan_age_reg + 1'b1);
     free_head_reg <= free_head_next;
-    link_q_reg <= next_rd_data;
-    free_next_reg <= free_land_reg && !free_set ? link_q_reg : free_next_next;
+    free_next_reg <= free_land_reg && !free_set ? link_q : free_next_next;
     free_next_ok_reg <= (free_land_reg && !free_set) || free_next_ok_next;
     free_fetch_reg <= prefetch;
     free_land_reg <= free_fetch_reg && !free_set;
@@ -1059,8 +1059,9 @@ qp_state_ram #(.WIDTH(1), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .OUTPUT_REG(1)) 
     .clk(clk), .rd_en(desc_rd_en_reg), .rd_addr(desc_rd_addr), .rd_data(live_rd_data),
     .wr_en(live_wr_en), .wr_addr(live_wr_addr), .wr_data(live_wr_data)
 );
-qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4)) next_ram_inst (
-    .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(next_rd_data),
+qp_state_ram #(.WIDTH(DIW), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
+next_ram_inst (
+    .clk(clk), .rd_en(next_rd_en), .rd_addr(next_rd_addr), .rd_data(link_q),
     .wr_en(next_wr_en), .wr_addr(next_wr_addr), .wr_data(next_wr_data)
 );
 qp_state_ram #(.WIDTH(DIW), .DEPTH(4 * SLOT_COUNT), .ADDR_WIDTH(SB + 2)) head_ram_inst (

@@ -2,8 +2,9 @@
 //! DATA_WIDTH (assertions on and off), of the pacer at its extreme
 //! geometries and of the test-only bug model, no test hooks in rtl/,
 //! refusal of illegal parameters at elaboration, Yosys synthesis with no
-//! latches and no combinational loops, and Icarus Verilog compiling every
-//! block.
+//! latches and no combinational loops, Icarus Verilog compiling every
+//! block, and the state RAM's ECP5 block RAM form reading as the inferred
+//! one.
 
 mod common;
 
@@ -99,8 +100,9 @@ fn synthesizable_sources_carry_no_test_hooks() {
             let guard = line.strip_prefix("`ifndef").is_some_and(|name| name.trim().ends_with("_VH"));
             if let Some(name) = line.strip_prefix("`ifdef").or_else(|| line.strip_prefix("`ifndef")) {
                 // __ICARUS__: a parameter check's form for Icarus Verilog 11,
-                // which has no elaboration-time $error.
-                let allowed = ["METAROCE_ASSERTIONS", "__ICARUS__"].contains(&name.trim());
+                // which has no elaboration-time $error. METAROCE_ECP5: the
+                // ECP5 primitives' forms (ci/timing.sh), a target's choice.
+                let allowed = ["METAROCE_ASSERTIONS", "__ICARUS__", "METAROCE_ECP5"].contains(&name.trim());
                 assert!(guard || allowed, "{}:{}: {line}", entry.path().display(), n + 1);
             }
         }
@@ -228,4 +230,47 @@ fn icarus_verilog_compiles_every_block() {
         }
     }
     assert!(failures.is_empty(), "Icarus Verilog 11 refuses:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_ecp5_block_ram_form_reads_as_the_inferred_one() {
+    // qp_state_ram.v with OUTPUT_REG 1 as simulators build it and in its
+    // METAROCE_ECP5 form (DP16KD primitives with their output register,
+    // over the test-only model cosim/rtl_test/ecp5_dp16kd.v), in each of
+    // the DP16KD's widths (the pacer's QP words in x4, its live bits in x1):
+    // the same read data every cycle of a random run
+    // (cosim/rtl_test/qp_state_ram_tb.v).
+    let configs: [(u32, u32, u32, usize); 5] =
+        [(40, 4096, 4, 10), (1, 4096, 0, 1), (6, 8192, 2, 3), (16, 2048, 8, 2), (18, 1024, 0, 1)];
+    for (width, depth, column, dp16kds) in configs {
+        let run = |ecp5: bool| {
+            let vvp = common::scratch(&format!("qp_state_ram-{width}-{depth}-{column}-{ecp5}.vvp"));
+            let mut cmd = Command::new("iverilog");
+            cmd.args(["-g2012", "-s", "qp_state_ram_tb", "-o"]).arg(&vvp).current_dir(common::workspace());
+            if ecp5 {
+                cmd.arg("-DMETAROCE_ECP5");
+            }
+            for (name, value) in [("WIDTH", width), ("DEPTH", depth), ("COLUMN_WIDTH", column)] {
+                cmd.arg(format!("-Pqp_state_ram_tb.{name}={value}"));
+            }
+            cmd.args(["cosim/rtl_test/qp_state_ram_tb.v", "rtl/qp_state_ram.v", "cosim/rtl_test/ecp5_dp16kd.v"]);
+            let out = cmd.output().expect("iverilog runs (apt-get install iverilog, or ci/setup.sh)");
+            assert!(out.status.success(), "iverilog of qp_state_ram_tb:\n{}", common::text(&out));
+            let run = Command::new("vvp").arg("-n").arg(&vvp).output().expect("vvp runs");
+            let text = common::text(&run);
+            assert!(run.status.success() && !text.contains("FATAL"), "vvp of qp_state_ram_tb:\n{text}");
+            text
+        };
+        let (inferred, ecp5) = (run(false), run(true));
+        let config = format!("WIDTH {width} DEPTH {depth} COLUMN_WIDTH {column}");
+        let primitives = ecp5.lines().filter(|l| l.starts_with("DP16KD model")).count();
+        assert_eq!(primitives, dp16kds, "{config}: DP16KD columns in the METAROCE_ECP5 form");
+        let ecp5_reads: Vec<&str> = ecp5.lines().filter(|l| !l.starts_with("DP16KD model")).collect();
+        let inferred_reads: Vec<&str> = inferred.lines().collect();
+        assert_eq!(inferred_reads.len(), 20000, "{config}: cycles printed");
+        if let Some((a, b)) = inferred_reads.iter().zip(&ecp5_reads).find(|(a, b)| a != b) {
+            panic!("{config}: cycle and read data, inferred {a}, METAROCE_ECP5 {b}");
+        }
+        assert_eq!(inferred_reads.len(), ecp5_reads.len(), "{config}: cycles printed");
+    }
 }
