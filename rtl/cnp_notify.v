@@ -458,21 +458,23 @@ always @* begin
                 div_pkts_next = req_pkts;
                 div_rem_next = {1'b0, req_ce_pkts};
                 div_step_next = 4'd0;
-                // The request's counts are judged in DIVIDE, from the
-                // builder's registers: the queue's read is late.
-                extent_next = cfg_metaroce ? {(EXTENT_BITS+1){1'b0}} : {1'b1, {EXTENT_BITS{1'b0}}};
-                cnp_state_next = cfg_metaroce ? CNP_DIVIDE : CNP_BUILD;
+                extent_next = {1'b1, {EXTENT_BITS{1'b0}}};
+                if (!cfg_metaroce) begin
+                    cnp_state_next = CNP_BUILD;
+                end else if (req_ce_pkts == req_pkts) begin
+                    // The whole window was CE: exactly 1.0.
+                    cnp_state_next = CNP_BUILD;
+                end else begin
+                    extent_next = 0;
+                    cnp_state_next = CNP_DIVIDE;
+                end
             end
         end
         CNP_DIVIDE: begin
             extent_next = {extent_reg[EXTENT_BITS-1:0], div_bit};
             div_rem_next = div_fits ? div_shifted - {1'b0, div_pkts_reg} : div_shifted;
             div_step_next = div_step_reg + 1;
-            if (div_step_reg == 4'd0 && div_rem_reg[15:0] == div_pkts_reg) begin
-                // The whole window was CE: exactly 1.0.
-                extent_next = {1'b1, {EXTENT_BITS{1'b0}}};
-                cnp_state_next = CNP_BUILD;
-            end else if (div_last) begin
+            if (div_last) begin
                 cnp_state_next = CNP_BUILD;
             end
         end

@@ -38,10 +38,15 @@ const FLOOR_MHZ: f64 = 156.25;
 /// rate output a buffer filled on credits (the alpha catch-up's compare),
 /// 109.85 MHz with that compare registered (K's chunk sums), 111.25 MHz
 /// with K's chunk sums carry-save, and 134.25 MHz with the next run's kind,
-/// A's wait bits and M's half products registered (session 36); its floor
-/// is 110.
+/// A's wait bits and M's half products registered (session 36). That was a
+/// lucky placement: five placements of that netlist (`ci/timing.sh --seeds
+/// 5`) gave 103.22 to 134.25 MHz, median 123.72, and a netlist with one
+/// small change (reverted) 98.01 to 121.52. One run per block is what CI
+/// affords, and a netlist change draws a new placement, so the CN floor
+/// sits below that spread: 95. The pacer's five placements gave 107.55 to
+/// 123.29 MHz before its DP16KD output registers, 119.67 to 127.63 after.
 /// Remove a block from here when it reaches [`FLOOR_MHZ`].
-const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 110.0), ("roce_pacer", 105.0)];
+const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 95.0), ("roce_pacer", 105.0)];
 
 /// What CI places and routes, at 64 bits: the three blocks, two at a time.
 /// Not the top (roce_pipeline): it is the three blocks and the classifier
