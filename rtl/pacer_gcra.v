@@ -16,9 +16,10 @@
  *   base'     = max(TAT, eligible) = max(TAT, now, gap_ready)
  *   gap_ready'= eligible + min_gap * 2^20
  *
- * The debt is the QP's last one, or (use_prev, a re-time) the one before
- * its newest packet. The inputs are registers (stage 0: the QP word's
- * register, the command's now); 1: the debt chosen, the products in
+ * The debt is the QP's last one, or (a re-time) the one before its newest
+ * packet, chosen by the pacer as it registers the QP's word. The inputs are
+ * registers (stage 0: the QP word's registers, the command's now), so the
+ * multipliers take registers alone; 1: the products in
  * 18-bit pieces (MULT18X18D); 2: tau summed, TAT (carry-save, then one
  * adder); 3: TAT - tau, TAT's comparisons, and now's and gap_ready's
  * with TAT - tau (each a carry chain beside it); 4: eligible and base',
@@ -27,45 +28,31 @@
  *
  * | port            | width | meaning                                    |
  * |-----------------|-------|--------------------------------------------|
- * | base, len,      | 64,17,| the QP's debt after its last packet: TAT = |
+ * | base, len,      | 64,17,| the QP's debt priced from: TAT =           |
  * | gap_ready       | 64    | base + len * byte_time; the earliest next  |
  * |                 |       | eligible time (ns, Q44.20)                 |
- * | prev_*          |       | the debt before its newest packet          |
- * | use_prev        | 1     | use prev_* (re-time the newest packet)     |
  * | byte_time       | 40    | the QP's ns per byte (Q20.20)              |
  * | now             | 64    | the command's now (ns, Q44.20)             |
  * | burst_bytes     | 16    | register burst_bytes                       |
  * | min_gap         | 32    | register min_gap_ns (ns)                   |
- * | from_*          |       | the debt chosen by use_prev: the one the   |
- * |                 |       | packet is priced from, the QP's prev after |
  */
 module pacer_gcra (
     input  wire         clk,
     input  wire [63:0]  base,
     input  wire [16:0]  len,
     input  wire [63:0]  gap_ready,
-    input  wire [63:0]  prev_base,
-    input  wire [16:0]  prev_len,
-    input  wire [63:0]  prev_gap_ready,
-    input  wire         use_prev,
     input  wire [39:0]  byte_time,
     input  wire [63:0]  now,
     input  wire [15:0]  burst_bytes,
     input  wire [31:0]  min_gap,
     output wire [63:0]  eligible,
     output wire [63:0]  base_after,
-    output wire [63:0]  gap_ready_after,
-    output wire [63:0]  from_base,
-    output wire [16:0]  from_len,
-    output wire [63:0]  from_gap_ready
+    output wire [63:0]  gap_ready_after
 );
 
 localparam FRAC_BITS = 20;
 
-// Stage 1: the debt; byte_time in pieces of 18, 18 and 4 bits.
-wire [63:0] debt_base = use_prev ? prev_base : base;
-wire [16:0] debt_len = use_prev ? prev_len : len;
-wire [63:0] debt_gap = use_prev ? prev_gap_ready : gap_ready;
+// Stage 1: byte_time in pieces of 18, 18 and 4 bits.
 wire [17:0] bt0 = byte_time[17:0];
 wire [17:0] bt1 = byte_time[35:18];
 wire [3:0]  bt2 = byte_time[39:36];
@@ -80,12 +67,12 @@ always @(posedge clk) begin
     s1_tau0_reg <= burst_bytes * bt0;
     s1_tau1_reg <= burst_bytes * bt1;
     s1_tau2_reg <= burst_bytes * bt2;
-    s1_cost0_reg <= debt_len * bt0;
-    s1_cost1_reg <= debt_len * bt1;
-    s1_cost2_reg <= debt_len * bt2;
-    s1_now_gt_gap_reg <= now > debt_gap;
-    s1_base_reg <= debt_base;
-    s1_gap_reg <= debt_gap;
+    s1_cost0_reg <= len * bt0;
+    s1_cost1_reg <= len * bt1;
+    s1_cost2_reg <= len * bt2;
+    s1_now_gt_gap_reg <= now > gap_ready;
+    s1_base_reg <= base;
+    s1_gap_reg <= gap_ready;
     s1_now_reg <= now;
     s1_min_gap_reg <= min_gap;
 end
@@ -198,9 +185,6 @@ end
 assign eligible = s4_eligible_reg;
 assign base_after = s4_base_reg;
 assign gap_ready_after = s5_gap_after_reg;
-assign from_base = debt_base;
-assign from_len = debt_len;
-assign from_gap_ready = debt_gap;
 
 endmodule
 

@@ -8,10 +8,14 @@
  * stages: the lowest level whose horizon holds its eligible time's slot,
  * else level 2's last slot within its horizon (parked); and that slot's
  * start as a level-0 slot number, as the wheel scan (pacer_scan.v) would
- * find it from the pointer. Stage 1 compares, 2 picks the level, 3 adds.
+ * find it from the pointer. Stage 1 compares, 2 picks the level (and the
+ * start's two terms), 3 adds.
  * Inputs at cycle c: `addr` at c+2, `start` at c+3 (as long as the
  * inputs stay). `limit` is registered by the pacer from the pointer; the
- * pointer must stay until c+2.
+ * pointer must stay until c+2. Beside `start`, stage 3 compares it with
+ * `other` (the pacer's next event, read at c+2) without waiting for the
+ * sum: the pacer's insert then decides from two registers, not a 64-bit
+ * comparison behind the start's register.
  *
  * | port     | width | meaning                                          |
  * |----------|-------|--------------------------------------------------|
@@ -27,6 +31,8 @@
  * | addr_busy| 1     | the slot is busy (with `addr`): read in two steps, |
  * |          |       | a group of 16 bits per candidate slot, then the bit |
  * | start    | 64    | its start, level-0 slots                         |
+ * | other    | 64    | a start to compare with (level-0 slots, at c+2)  |
+ * | before_other, at_other | 1 | start < other, start == other (c+3)   |
  */
 module pacer_place #(
     parameter SLOT_COUNT = 256,
@@ -40,7 +46,10 @@ module pacer_place #(
     input  wire [3*SLOT_COUNT-1:0]     busy,
     output wire [SLOT_INDEX_WIDTH+1:0] addr,
     output wire                        addr_busy,
-    output wire [63:0]                 start
+    output wire [63:0]                 start,
+    input  wire [63:0]                 other,
+    output wire                        before_other,
+    output wire                        at_other
 );
 
 localparam SB = SLOT_INDEX_WIDTH;
@@ -102,29 +111,72 @@ wire [GB-1:0] bit1 = s1_target1_reg[GB-1:0];
 wire [GB-1:0] bit2 = s1_target2_reg[GB-1:0];
 wire [GB-1:0] bit_limit2 = s1_limit2_reg[GB-1:0];
 wire          busy_level2 = s1_in2_reg ? s1_busy2_reg[bit2] : s1_busy_limit2_reg[bit_limit2];
+// The slot's start as two terms, start = (base << k) + (offset << k) mod
+// 2^64 with k the level's shift (log2(SLOT_COUNT) bits a level): the
+// pointer with its low k bits cleared, and the offset shifted, both
+// registered here so that stage 3 has no multiplexer before its sums.
+wire [63:0] offset0_wide = {{(64-SB){1'b0}}, offset0};
+wire [63:0] offset1_wide = {{(64-SB){1'b0}}, offset1};
+wire [63:0] offset2_wide = {{(64-SB){1'b0}}, offset2};
 reg [1:0]    s2_level_reg;
 reg [SB-1:0] s2_index_reg;
-reg [SB-1:0] s2_offset_reg;
 reg          s2_busy_reg;
+reg [63:0]   s2_base_term_reg, s2_offset_term_reg;
 always @(posedge clk) begin
     s2_busy_reg <= s1_in0_reg ? s1_busy0_reg[bit0] : (s1_in1_reg ? s1_busy1_reg[bit1] : busy_level2);
     s2_level_reg <= s1_in0_reg ? 2'd0 : (s1_in1_reg ? 2'd1 : 2'd2);
     s2_index_reg <= s1_in0_reg ? s1_target0_reg : (s1_in1_reg ? s1_target1_reg : index2);
-    s2_offset_reg <= s1_in0_reg ? offset0 : (s1_in1_reg ? offset1 : offset2);
+    s2_base_term_reg <= s1_in0_reg ? pointer
+                      : (s1_in1_reg ? (pointer >> SB) << SB : (pointer >> (2 * SB)) << (2 * SB));
+    s2_offset_term_reg <= s1_in0_reg ? offset0_wide : (s1_in1_reg ? offset1_wide << SB : offset2_wide << (2 * SB));
 end
 
-// Stage 3: start = (pointer's slot of the level + offset) << level bits.
-wire [63:0] base = s2_level_reg == 2'd0 ? pointer
-                 : (s2_level_reg == 2'd1 ? pointer >> SB : pointer >> (2 * SB));
-wire [63:0] slot = base + {{(64-SB){1'b0}}, s2_offset_reg};
+// Stage 3: the start, the terms' sum; start < other and start == other
+// from the terms side by side, with no carry chain before a comparison's:
+// - less: the sign of base' + offset' - other (carry-save, 66 bits), or,
+//   when base' + offset' wraps past 2^64 (its carry out, the start's own
+//   chain), whether that difference is below 2^64;
+// - equal: each bit's carry in is then other ^ base' ^ offset', which must
+//   be the carry out of the bit below (and 0 into bit 0).
+wire [64:0] term_sum = {1'b0, s2_base_term_reg} + {1'b0, s2_offset_term_reg};
+wire [65:0] base66 = {2'd0, s2_base_term_reg};
+wire [65:0] offset66 = {2'd0, s2_offset_term_reg};
+wire [65:0] other66 = {2'd0, other};
+// Only the difference's bits 64 and 65 are read.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [65:0] less_other = (base66 ^ offset66 ^ ~other66)
+    + {(base66[64:0] & offset66[64:0]) | (base66[64:0] & ~other66[64:0]) | (offset66[64:0] & ~other66[64:0]), 1'b1};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [63:0] carry_in_needed = other ^ s2_base_term_reg ^ s2_offset_term_reg;
+wire [62:0] carry_out_given = (s2_base_term_reg[62:0] & s2_offset_term_reg[62:0])
+                            | (s2_base_term_reg[62:0] & carry_in_needed[62:0])
+                            | (s2_offset_term_reg[62:0] & carry_in_needed[62:0]);
 reg [63:0] s3_start_reg;
+reg        s3_before_reg, s3_at_reg;
 always @(posedge clk) begin
-    s3_start_reg <= s2_level_reg == 2'd0 ? slot : (s2_level_reg == 2'd1 ? slot << SB : slot << (2 * SB));
+    s3_start_reg <= term_sum[63:0];
+    s3_before_reg <= term_sum[64] ? !less_other[64] : less_other[65];
+    s3_at_reg <= !carry_in_needed[0] && carry_in_needed[63:1] == carry_out_given[62:0];
 end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+// Stage 3's registers hold values of one cycle's inputs from the first edge on.
+reg        stage3_loaded_reg = 1'b0;
+reg [63:0] s3_other_reg;
+always @(posedge clk) begin
+    stage3_loaded_reg <= 1'b1;
+    s3_other_reg <= other;
+    assert (!stage3_loaded_reg || s3_before_reg == (s3_start_reg < s3_other_reg) && s3_at_reg == (s3_start_reg == s3_other_reg))
+    else metaroce_assertion_failed("pacer_place: stage 3's comparisons from the terms disagree with the plain ones");
+end
+`endif
 
 assign addr = {s2_level_reg, s2_index_reg};
 assign addr_busy = s2_busy_reg;
 assign start = s3_start_reg;
+assign before_other = s3_before_reg;
+assign at_other = s3_at_reg;
 
 endmodule
 

@@ -393,15 +393,23 @@ wire [DIW-1:0]            head_rd_data, tail_rd_data;
 
 // The QP's words read for the take (or a re-time's read), on the RAMs'
 // output registers two cycles on, and registered at the take (or the
-// re-time's take): the GCRA's stage 0.
-reg [39:0]                bt_word_reg;
-reg [DEBT_WORD_WIDTH-1:0] debt_word_reg;
-wire [63:0]    word_base, word_gap_ready, word_prev_base, word_prev_gap_ready;
-wire [16:0]    word_len, word_prev_len;
-wire           word_wait_ok;
-wire [DIW-1:0] word_wait_desc;
-assign {word_base, word_len, word_gap_ready, word_prev_base, word_prev_len, word_prev_gap_ready, word_wait_ok,
-        word_wait_desc} = debt_word_reg;
+// re-time's take): the GCRA's stage 0. The debt it prices from is chosen
+// there (the newest, or before it for a re-time), so that the GCRA's
+// multipliers take registers alone.
+wire [63:0]    rd_base, rd_gap_ready, rd_prev_base, rd_prev_gap_ready;
+wire [16:0]    rd_len, rd_prev_len;
+wire           rd_wait_ok;
+wire [DIW-1:0] rd_wait_desc;
+assign {rd_base, rd_len, rd_gap_ready, rd_prev_base, rd_prev_len, rd_prev_gap_ready, rd_wait_ok,
+        rd_wait_desc} = debt_rd_data;
+reg [39:0]     bt_word_reg;
+reg [63:0]     debt_base_reg, debt_gap_reg;
+reg [16:0]     debt_len_reg;
+// The newest packet's length and gap_ready (a re-time's), and its descriptor.
+reg [16:0]     word_len_reg;
+reg [63:0]     word_gap_ready_reg;
+reg            word_wait_ok_reg;
+reg [DIW-1:0]  word_wait_desc_reg;
 
 wire [63:0] hd_slot = hd_time >> SLOT_SHIFT;
 wire [63:0] wm_slot = watermark_reg >> SLOT_SHIFT;
@@ -451,11 +459,12 @@ assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
 
 // The GCRA and placement pipelines.
 wire [63:0] gcra_eligible, gcra_base_after, gcra_gap_after;
-wire [63:0] gcra_from_base, gcra_from_gap;
-wire [16:0] gcra_from_len;
 wire [SB+1:0] place_addr;
 wire          place_addr_busy;
 wire [63:0] place_start;
+// The placement's start against the next event's (compared in the
+// placement's last stage, while the GCRA holds the next event).
+wire        place_before_next, place_at_next;
 // The placement's packet: the cascading one (in CASCADE_PLACE and
 // CASCADE_INSERT, entered from CASCADE_B and CASCADE_PLACE only), else the
 // GCRA's; a register, set the cycle before.
@@ -501,9 +510,9 @@ always @* begin
     // The QP's debt after the packet (cmd_len_reg is the newest packet's
     // length in a re-time); the debt it was priced from becomes the one
     // before it (a re-time's is the prior debt, which so stays).
-    debt_wr_data = debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, gcra_from_base, gcra_from_len,
-                             gcra_from_gap, 1'b1, free_head_reg);
-    desc_rd_addr = desc_rd_wait_reg ? word_wait_desc : srv_head_reg;
+    debt_wr_data = debt_word(gcra_base_after, cmd_len_reg, gcra_gap_after, debt_base_reg, debt_len_reg,
+                             debt_gap_reg, 1'b1, free_head_reg);
+    desc_rd_addr = desc_rd_wait_reg ? word_wait_desc_reg : srv_head_reg;
     live_wr_en = 1'b0;
     live_wr_addr = free_head_reg;
     live_wr_data = 1'b1;
@@ -598,7 +607,7 @@ always @* begin
                     if (retime_reg) begin
                         // The old descriptor goes stale.
                         live_wr_en = 1'b1;
-                        live_wr_addr = word_wait_desc;
+                        live_wr_addr = word_wait_desc_reg;
                         live_wr_data = 1'b0;
                     end
                 end else begin
@@ -621,8 +630,8 @@ always @* begin
             busy_set_next = 1'b1;
             // The next event: this slot if it starts first (the higher
             // level on a tie).
-            if (!nxt_any_reg || place_start < nxt_start_reg
-                || (place_start == nxt_start_reg && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
+            if (!nxt_any_reg || place_before_next
+                || (place_at_next && ins_addr_reg[SB+1:SB] > nxt_addr_reg[SB+1:SB])) begin
                 nxt_from_insert = 1'b1;
                 nxt_any_next = 1'b1;
                 nxt_start_next = place_start;
@@ -843,7 +852,13 @@ always @(posedge clk) begin
     debt_wr_data_reg <= debt_wr_data;
     if (state_reg[STATE_TAKE] || state_reg[STATE_RETIME_TAKE]) begin
         bt_word_reg <= bt_rd_data;
-        debt_word_reg <= debt_rd_data;
+        debt_base_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_base : rd_base;
+        debt_len_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_len : rd_len;
+        debt_gap_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_gap_ready : rd_gap_ready;
+        word_len_reg <= rd_len;
+        word_gap_ready_reg <= rd_gap_ready;
+        word_wait_ok_reg <= rd_wait_ok;
+        word_wait_desc_reg <= rd_wait_desc;
     end
     if (hd_pop) begin
         retime_reg <= 1'b0;
@@ -872,13 +887,13 @@ always @(posedge clk) begin
         retime_reg <= 1'b1;
     end
     if (state_reg[STATE_GCRA] && retime_reg && step_reg == 3'd0) begin
-        cmd_len_reg <= word_len;
+        cmd_len_reg <= word_len_reg;
     end
     rt_live_reg <= live_rd_data;
     rt_desc_qp_reg <= desc_qp;
-    rt_ok_reg <= word_wait_ok && rt_live_reg && rt_desc_qp_reg == cmd_qp_reg;
+    rt_ok_reg <= word_wait_ok_reg && rt_live_reg && rt_desc_qp_reg == cmd_qp_reg;
     // Earlier only: a cut never delays a packet already handed over.
-    rt_moves_reg <= gcra_gap_after < word_gap_ready;
+    rt_moves_reg <= gcra_gap_after < word_gap_ready_reg;
     if (state_reg[STATE_CASCADE_B]) begin
         cas_desc_reg <= srv_head_reg;
     end
@@ -965,23 +980,16 @@ end
 
 pacer_gcra gcra_inst (
     .clk(clk),
-    .base(word_base),
-    .len(word_len),
-    .gap_ready(word_gap_ready),
-    .prev_base(word_prev_base),
-    .prev_len(word_prev_len),
-    .prev_gap_ready(word_prev_gap_ready),
-    .use_prev(retime_reg),
+    .base(debt_base_reg),
+    .len(debt_len_reg),
+    .gap_ready(debt_gap_reg),
     .byte_time(bt_word_reg),
     .now(now_reg << FRAC_BITS),
     .burst_bytes(cfg_burst_bytes),
     .min_gap(cfg_min_gap),
     .eligible(gcra_eligible),
     .base_after(gcra_base_after),
-    .gap_ready_after(gcra_gap_after),
-    .from_base(gcra_from_base),
-    .from_len(gcra_from_len),
-    .from_gap_ready(gcra_from_gap)
+    .gap_ready_after(gcra_gap_after)
 );
 
 pacer_place #(
@@ -995,7 +1003,10 @@ pacer_place #(
     .busy(slot_busy_reg),
     .addr(place_addr),
     .addr_busy(place_addr_busy),
-    .start(place_start)
+    .start(place_start),
+    .other(nxt_start_reg),
+    .before_other(place_before_next),
+    .at_other(place_at_next)
 );
 
 pacer_scan #(
@@ -1122,6 +1133,11 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("roce_pacer: more packets held than descriptors");
         assert (held_reg != 0 || slot_busy_reg == 0)
         else metaroce_assertion_failed("roce_pacer: a busy slot with no packet held");
+        // The next event stays from the placement's last stage to the
+        // insert, so its comparisons there hold.
+        assert (!state_reg[STATE_INSERT] || place_before_next == (place_start < nxt_start_reg)
+                && place_at_next == (place_start == nxt_start_reg))
+        else metaroce_assertion_failed("roce_pacer: the insert's comparisons with the next event out of step");
         assert (!(state_reg[STATE_INSERT] && !free_next_ok_reg))
         else metaroce_assertion_failed("roce_pacer: an insert before the free list's next entry was fetched");
     end
