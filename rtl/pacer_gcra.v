@@ -84,13 +84,7 @@ function [63:0] sum3(input [63:0] a, input [63:0] b, input [63:0] c);
     end
 endfunction
 
-// a + b + c + carry_in (mod 2^66), carry-save: carry_in in the carries'
-// free low bit.
-function [65:0] csa3_sum(input [65:0] a, input [65:0] b, input [65:0] c, input carry_in);
-    begin
-        csa3_sum = (a ^ b ^ c) + {(a[64:0] & b[64:0]) | (a[64:0] & c[64:0]) | (b[64:0] & c[64:0]), carry_in};
-    end
-endfunction
+`include "carry_save.vh"
 
 // The pieces are below 2^57 and so is their sum: the carries out of bit 57 are zero.
 wire [63:0] cost0 = {29'd0, s1_cost0_reg};

@@ -58,6 +58,8 @@ localparam FRAC_BITS = 20;
 localparam GROUP = SLOT_COUNT >= 16 ? 16 : SLOT_COUNT;
 localparam GB = $clog2(GROUP);
 
+`include "carry_save.vh"
+
 wire [63:0] target0 = eligible >> (FRAC_BITS + SLOT_SHIFT);
 wire [63:0] target1 = target0 >> SB;
 wire [63:0] target2 = target0 >> (2 * SB);
@@ -144,8 +146,7 @@ wire [65:0] offset66 = {2'd0, s2_offset_term_reg};
 wire [65:0] other66 = {2'd0, other};
 // Only the difference's bits 64 and 65 are read.
 /* verilator lint_off UNUSEDSIGNAL */
-wire [65:0] less_other = (base66 ^ offset66 ^ ~other66)
-    + {(base66[64:0] & offset66[64:0]) | (base66[64:0] & ~other66[64:0]) | (offset66[64:0] & ~other66[64:0]), 1'b1};
+wire [65:0] less_other = csa3_sum(base66, offset66, ~other66, 1'b1);
 /* verilator lint_on UNUSEDSIGNAL */
 wire [63:0] carry_in_needed = other ^ s2_base_term_reg ^ s2_offset_term_reg;
 wire [62:0] carry_out_given = (s2_base_term_reg[62:0] & s2_offset_term_reg[62:0])
