@@ -183,8 +183,9 @@ endfunction
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
 // `entry` (forwarded from the write of the read's cycle) and registers it,
 // forwarded again from B's word or W's write (of earlier events); B uses
-// it, W writes it back. No logic sits between the RAM's output and a
-// register but the forwarding.
+// it, W writes it back (the instance stands below, after B's words). No
+// logic sits between the RAM's output and a register but the forwarding,
+// the RAM's word last in it.
 wire [NP_ENTRY_WIDTH-1:0] entry;
 reg  [NP_ENTRY_WIDTH-1:0] b_entry_reg;
 // When B's event sent a CNP for the QP of the event behind it, R forwards
@@ -203,23 +204,6 @@ wire [NP_ENTRY_WIDTH-1:0] w_word = w_send_reg ? w_sent_reg : w_counted_reg;
 reg                      wr_en;
 reg [QP_INDEX_WIDTH-1:0] wr_addr;
 reg [NP_ENTRY_WIDTH-1:0] wr_data;
-
-qp_rmw_pipe #(
-    .WIDTH(NP_ENTRY_WIDTH),
-    .DEPTH(QP_COUNT),
-    .ADDR_WIDTH(QP_INDEX_WIDTH)
-) state_inst (
-    .clk(clk),
-    // A reads the input's QP every cycle: R, which never waits, uses the
-    // word only after an event was taken, and no logic stands before the
-    // block RAM's read enable.
-    .rd_en(1'b1),
-    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
-    .entry(entry),
-    .wr_en(wr_en),
-    .wr_addr(wr_addr),
-    .wr_data(wr_data)
-);
 
 wire        read_remote_valid;
 wire [23:0] read_remote_qp;
@@ -308,6 +292,28 @@ wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remo
 wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
 wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
 wire                      fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
+
+qp_rmw_pipe #(
+    .WIDTH(NP_ENTRY_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) state_inst (
+    .clk(clk),
+    // A reads the input's QP every cycle: R, which never waits, uses the
+    // word only after an event was taken, and no logic stands before the
+    // block RAM's read enable.
+    .rd_en(1'b1),
+    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .entry(entry),
+    // B's word, as counted, or W's being written, if of R's QP: the newer
+    // first, and the RAM's word after both.
+    .newer_valid(fwd_from_b || fwd_from_w),
+    .newer(fwd_from_b ? counted_word : w_word),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
 // The builder takes the queue's head when idle (registers only).
@@ -547,7 +553,7 @@ always @(posedge clk) begin
     b_valid_reg <= r_valid_reg;
     b_evt_reg <= r_evt_reg;
     b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
-    b_entry_reg <= fwd_from_b ? counted_word : fwd_from_w ? w_word : entry;
+    b_entry_reg <= entry;
     b_fwd_sent_reg <= fwd_from_b && send_cnp;
     b_sent_time_reg <= b_time;
     w_valid_reg <= b_valid_reg;

@@ -724,6 +724,8 @@ qp_rmw_pipe #(
     .rd_en(a_move),
     .rd_addr(a_qp_reg),
     .entry(entry),
+    .newer_valid(1'b0),
+    .newer({RP_ENTRY_WIDTH{1'b0}}),
     .wr_en(init_reg || w_valid_reg),
     .wr_addr(init_reg ? init_addr_reg : w_qp_reg),
     .wr_data(init_reg ? init_entry : w_entry_reg)
@@ -1203,18 +1205,22 @@ always @(posedge clk) begin
     k_run_next_reg <= increase_next(k_run_count_reg, k_byte_stage_reg, k_run_hyper_add, cfg_threshold, cfg_ai_rate);
 
     // Q, V and C move every cycle.
-    // Q: K's item (a timer increase's change, or its event done).
+    // Q: K's item (a timer increase's change, or its event done). Q's
+    // fields matter only when it takes one, and then K's item is a timer
+    // step's change exactly when k_timer_changed_reg is set, so the fields
+    // select on that register, not on the handshake (out_room_reg and K's
+    // state stay off these paths).
     q_valid_reg <= k_timer_emit || k_done;
-    q_emit_reg <= k_timer_emit || !k_cnp_reg;
-    q_write_reg <= !k_timer_emit;
-    q_cnp_reg <= !k_timer_emit && k_cnp_reg;
+    q_emit_reg <= k_timer_changed_reg || !k_cnp_reg;
+    q_write_reg <= !k_timer_changed_reg;
+    q_cnp_reg <= !k_timer_changed_reg && k_cnp_reg;
     q_keeps_reg <= k_keeps_reg;
     q_qp_reg <= k_qp_reg;
     // The catch-up's change is stamped with its last increase's tick.
-    q_time_reg <= k_timer_emit ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
+    q_time_reg <= k_timer_changed_reg ? k_increase_due_reg - {32'd0, cfg_time_reset} : k_time_reg;
     q_len_reg <= k_len_reg;
-    q_sent_reg <= !k_timer_emit && !k_cnp_reg;
-    q_byte_step_reg <= !k_timer_emit && k_byte_step;
+    q_sent_reg <= !k_timer_changed_reg && !k_cnp_reg;
+    q_byte_step_reg <= !k_timer_changed_reg && k_byte_step;
     q_headroom_reg <= k_headroom_reg;
     q_inc_stage_reg <= k_inc_stage_reg;
     q_inc_add_reg <= k_inc_add_reg;
@@ -1234,7 +1240,7 @@ always @(posedge clk) begin
     q_cut_held_reg <= k_cut_held;
     q_stage_reg <= STAGE_CUT;
     q_trigger_reg <= TRIGGER_CNP;
-    if (k_timer_emit) begin
+    if (k_timer_changed_reg) begin
         q_stage_reg <= k_timer_kind_reg;
         q_trigger_reg <= TRIGGER_TIMER;
     end else if (!k_cnp_reg) begin

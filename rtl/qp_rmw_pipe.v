@@ -11,6 +11,11 @@
  * writes it back. When a write of the same QP came in the cycle of the
  * read, the RAM's word is undefined (qp_state_ram.v): `entry` is then the
  * word written, so back-to-back events of one QP see each other's updates.
+ * A user whose later stages hold a newer word of R's QP passes it as
+ * `newer` (the notification point's B and W); the RAM's word comes last in
+ * the select, so that a block RAM's late data (an ECP5 DP16KD's, 4.26 ns
+ * after the clock without its output register) meets one LUT before the
+ * register it feeds, with the selects decided meanwhile.
  *
  * | port     | width      | meaning                                        |
  * |----------|------------|------------------------------------------------|
@@ -18,6 +23,9 @@
  * |          |            | every cycle where R never waits)                |
  * | entry    | WIDTH      | stage R: the current word of that QP, from the  |
  * |          |            | next cycle until the next read                  |
+ * | newer_valid | 1       | stage R: `entry` is `newer` (a later stage's    |
+ * |          |            | word of the same QP)                            |
+ * | newer    | WIDTH      | that word                                       |
  * | wr_en    | 1          | write `wr_data` to `wr_addr` (the write-back    |
  * |          |            | stage W, or a sweep or table load while no      |
  * |          |            | event is in the pipeline)                       |
@@ -31,6 +39,8 @@ module qp_rmw_pipe #(
     input  wire                  rd_en,
     input  wire [ADDR_WIDTH-1:0] rd_addr,
     output wire [WIDTH-1:0]      entry,
+    input  wire                  newer_valid,
+    input  wire [WIDTH-1:0]      newer,
     input  wire                  wr_en,
     input  wire [ADDR_WIDTH-1:0] wr_addr,
     input  wire [WIDTH-1:0]      wr_data
@@ -61,7 +71,9 @@ always @(posedge clk) begin
     end
 end
 
-assign entry = fwd_valid_reg ? fwd_data_reg : rd_data;
+wire             from_ram = !newer_valid && !fwd_valid_reg;
+wire [WIDTH-1:0] forwarded = newer_valid ? newer : fwd_data_reg;
+assign entry = from_ram ? rd_data : forwarded;
 
 endmodule
 
