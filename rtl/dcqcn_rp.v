@@ -783,6 +783,7 @@ wire        k_byte_step = !k_cnp_reg && k_running_now && k_byte_step_reg;
 
 // The two timers' chunks.
 wire [6:0]  k_inc_j;
+wire        k_inc_j_zero;
 wire [64:0] k_inc_span;
 wire        k_chunk_in_time;
 wire        k_inc_climb;
@@ -798,12 +799,14 @@ rp_catch_up_chunk inc_chunk_inst (
     .period(cfg_time_reset),
     .left(k_increase_left_reg[63:0]),
     .j(k_inc_j),
+    .j_zero(k_inc_j_zero),
     .span(k_inc_span),
     .in_time(k_chunk_in_time),
     .climb(k_inc_climb),
     .fall(k_inc_fall)
 );
 wire [6:0]  k_alpha_j;
+wire        k_alpha_j_zero;
 wire [64:0] k_alpha_span;
 wire        k_alpha_in_time;
 wire        k_alpha_halve;
@@ -820,6 +823,7 @@ rp_catch_up_chunk alpha_chunk_inst (
     .period(cfg_alpha_period),
     .left(k_alpha_left_reg[63:0]),
     .j(k_alpha_j),
+    .j_zero(k_alpha_j_zero),
     .span(k_alpha_span),
     .in_time(k_alpha_in_time),
     .climb(k_alpha_climb),
@@ -839,9 +843,9 @@ wire [9:0]  k_like = like_increases(k_timer_stage_reg, k_byte_stage_reg, cfg_thr
 wire        k_like_all = k_like[9];
 wire        k_chunk_small = k_inc_j <= 7'd8;
 wire [8:0]  k_chunk_size = 9'd1 << k_inc_j[3:0];
-wire        k_chunk_like = k_inc_j == 7'd0 || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
+wire        k_chunk_like = k_inc_j_zero || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
 wire        k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
-wire        k_chunk_below_line = k_inc_j == 7'd0 || k_at_line
+wire        k_chunk_below_line = k_inc_j_zero || k_at_line
     || {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
 // Rt - Rc - a and the shift's choice (one-hot from j) are registered, so
 // the shift is the chunk's sums' only logic before them: a decision waits
@@ -879,12 +883,12 @@ wire [31:0] k_csa2_sum = k_csa1_sum ^ k_csa1_carry ^ ~k_gap_halved[31:0];
 wire [31:0] k_csa2_carry = {(k_csa1_sum[30:0] & k_csa1_carry[30:0]) | (k_csa1_sum[30:0] & ~k_gap_halved[30:0])
     | (k_csa1_carry[30:0] & ~k_gap_halved[30:0]), 1'b1};
 wire [31:0] k_chunk_rate = k_csa2_sum + k_csa2_carry;
-wire [31:0] k_next_rate = k_inc_j == 7'd0 ? k_inc_rate : k_chunk_rate;
-wire [31:0] k_next_target = k_inc_j == 7'd0 ? k_inc_target : k_chunk_target;
-wire [32:0] k_next_headroom = k_inc_j == 7'd0 ? k_inc_headroom : k_headroom_reg - {1'b0, k_chunk_add};
+wire [31:0] k_next_rate = k_inc_j_zero ? k_inc_rate : k_chunk_rate;
+wire [31:0] k_next_target = k_inc_j_zero ? k_inc_target : k_chunk_target;
+wire [32:0] k_next_headroom = k_inc_j_zero ? k_inc_headroom : k_headroom_reg - {1'b0, k_chunk_add};
 // A chunk moves the rates unless the target stays and Rt - Rc - a is 0 or
 // -1 (the shift's fixed points), read before the sums.
-wire        k_chunk_changed = k_inc_j == 7'd0 ? k_inc_changed
+wire        k_chunk_changed = k_inc_j_zero ? k_inc_changed
     : k_chunk_add != 32'd0 || !(k_gap_less_reg == 34'd0 || &k_gap_less_reg);
 wire [8:0]  k_stage_sum = {1'b0, k_timer_stage_reg} + k_chunk_size;
 wire [7:0]  k_next_timer_stage = !k_chunk_small || k_stage_sum[8] ? 8'hFF : k_stage_sum[7:0];
@@ -912,7 +916,7 @@ reg         k_alpha_in_time_reg = 1'b0;
 reg         k_alpha_fresh_reg = 1'b0;
 wire        k_alpha_decide = k_valid_reg && k_alpha_phase_reg == 2'd0 && k_alpha_due && k_alpha_fresh_reg;
 wire        k_alpha_take = k_alpha_decide && k_alpha_in_time_reg;
-assign      k_alpha_halve = k_alpha_decide && !k_alpha_in_time_reg && k_alpha_j != 7'd0;
+assign      k_alpha_halve = k_alpha_decide && !k_alpha_in_time_reg && !k_alpha_j_zero;
 // rp_rate_reduce_monitor_period: a CNP within the period P of the QP's last
 // cut does not cut (it still counts for alpha). Until the first timer increase after a cut,
 // increase_due - T is that cut's tick; P <= T, so a CNP after that increase
@@ -1191,7 +1195,7 @@ always @(posedge clk) begin
     k_shift_by_reg <= chunk_shift_choice(k_inc_j);
     k_inc_fresh_reg <= !front_move && !k_inc_chunk && !k_inc_halve;
     k_inc_take_reg <= k_chunk_due;
-    k_inc_halve_reg <= !k_chunk_due && k_inc_j != 7'd0;
+    k_inc_halve_reg <= !k_chunk_due && !k_inc_j_zero;
     k_inc_ends_run_reg <= k_chunk_ends_run;
     k_chunk_changed_reg <= k_chunk_changed;
     k_chunk_rate_reg <= k_next_rate;
