@@ -1213,7 +1213,7 @@ always @(posedge clk) begin
     // fields matter only when it takes one, and then K's item is a timer
     // step's change exactly when k_timer_changed_reg is set, so the fields
     // select on that register, not on the handshake (out_room_reg and K's
-    // state stay off these paths).
+    // valid and catching bits stay off these paths).
     q_valid_reg <= k_timer_emit || k_done;
     q_emit_reg <= k_timer_changed_reg || !k_cnp_reg;
     q_write_reg <= !k_timer_changed_reg;

@@ -12,23 +12,24 @@
  * read, the RAM's word is undefined (qp_state_ram.v): `entry` is then the
  * word written, so back-to-back events of one QP see each other's updates.
  * A user whose later stages hold a newer word of R's QP passes it as
- * `newer` (the notification point's B and W); the RAM's word comes last in
+ * `newer` (the notification point's B and W), and `entry` is that word
+ * before the one written in the read's cycle; the RAM's word comes last in
  * the select, so that a block RAM's late data (an ECP5 DP16KD's, 4.26 ns
  * after the clock without its output register) meets one LUT before the
  * register it feeds, with the selects decided meanwhile.
  *
- * | port     | width      | meaning                                        |
- * |----------|------------|------------------------------------------------|
- * | rd_en    | 1          | read `rd_addr` (when stage A takes an event, or |
- * |          |            | every cycle where R never waits)                |
- * | entry    | WIDTH      | stage R: the current word of that QP, from the  |
- * |          |            | next cycle until the next read                  |
- * | newer_valid | 1       | stage R: `entry` is `newer` (a later stage's    |
- * |          |            | word of the same QP)                            |
- * | newer    | WIDTH      | that word                                       |
- * | wr_en    | 1          | write `wr_data` to `wr_addr` (the write-back    |
- * |          |            | stage W, or a sweep or table load while no      |
- * |          |            | event is in the pipeline)                       |
+ * | port        | width | meaning                                          |
+ * |-------------|-------|--------------------------------------------------|
+ * | rd_en       | 1     | read `rd_addr` (when stage A takes an event, or  |
+ * |             |       | every cycle where R never waits)                 |
+ * | entry       | WIDTH | stage R: the current word of that QP, from the   |
+ * |             |       | next cycle until the next read                   |
+ * | newer_valid | 1     | stage R: `entry` is `newer` (a later stage's     |
+ * |             |       | word of the same QP)                             |
+ * | newer       | WIDTH | that word                                        |
+ * | wr_en       | 1     | write `wr_data` to `wr_addr` (the write-back     |
+ * |             |       | stage W, or a sweep or table load while no       |
+ * |             |       | event is in the pipeline)                        |
  */
 module qp_rmw_pipe #(
     parameter WIDTH = 64,
