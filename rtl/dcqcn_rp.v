@@ -134,6 +134,7 @@ localparam [15:0] FRACTION_ONE = 16'h8000;
 
 // Stage and trigger codes, shared with the golden model.
 `include "metaroce_defs.vh"
+`include "carry_save.vh"
 
 // Illegal parameters stop elaboration: the instance of a module that does
 // not exist names the rule (Icarus Verilog 11 has no elaboration $error).
@@ -845,8 +846,7 @@ wire        k_chunk_small = k_inc_j <= 7'd8;
 wire [8:0]  k_chunk_size = 9'd1 << k_inc_j[3:0];
 wire        k_chunk_like = k_inc_j_zero || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
 wire        k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
-wire        k_chunk_below_line = k_inc_j_zero || k_at_line
-    || {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
+wire        k_chunk_fits = {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
 // Rt - Rc - a and the shift's choice (one-hot from j) are registered, so
 // the shift is the chunk's sums' only logic before them: a decision waits
 // a cycle after the event's load, a chunk's take and a halving (which
@@ -856,7 +856,14 @@ reg  [33:0] k_gap_less_reg;
 reg  [5:0]  k_shift_by_reg;
 reg         k_inc_fresh_reg = 1'b0;
 wire        k_inc_decide = k_valid_reg && k_inc_due && !k_inc_phase_reg && k_inc_fresh_reg;
-wire        k_chunk_due = k_chunk_in_time && k_chunk_like && k_chunk_below_line;
+// The decision's three terms (a 66-bit and a 42-bit compare, and the run's
+// count against 2^j) are registered on their own each cycle, as alpha's
+// is: phase 0 needs them fresh, so they are a cycle old by then and one
+// LUT ands them into the take.
+reg         k_inc_in_time_reg = 1'b0;
+reg         k_inc_like_reg = 1'b0;
+reg         k_inc_fits_reg = 1'b0;
+wire        k_chunk_due = k_inc_in_time_reg && k_inc_like_reg && (k_inc_j_zero || k_at_line || k_inc_fits_reg);
 assign      k_inc_chunk = k_inc_phase_reg && k_inc_take_reg;
 assign      k_inc_halve = k_inc_phase_reg && k_inc_halve_reg;
 wire [31:0] k_chunk_add = k_at_line ? 32'd0 : k_inc_chunk_add_reg[31:0];
@@ -949,12 +956,39 @@ wire [31:0] v_cut_drop = v_cut_high_reg + {16'd0, v_cut_low_reg};
 wire [31:0] v_floor_sum = v_floor_high_reg + {16'd0, v_floor_low_reg[16:1]};
 /* verilator lint_on UNUSEDSIGNAL */
 
+// V's logic: C's compares, each the sign of one carry chain after
+// carry-save levels over V's products, so that C only selects. With
+// cut = Rc - high - low (exact: high + low = Rc * fraction >> 16 <= Rc)
+// and floor = 2 * floor_high + floor_low (exact while min_dec <= 1.0, so
+// below 2^32), in 36 bits, where -x - 1 is ~x:
+//   cut > min   : Rc + ~high + ~low + ~min + 2 >= 0
+//   floor > min : 2 * floor_high + floor_low + ~min >= 0
+//   cut > floor : Rc + ~high + ~low + ~(2 * floor_high) + ~floor_low + 3 >= 0
+wire [65:0] v_cmp_rate = {34'd0, v_rate_reg};
+wire [65:0] v_cmp_high = {34'd0, v_cut_high_reg};
+wire [65:0] v_cmp_low = {50'd0, v_cut_low_reg};
+wire [65:0] v_cmp_min = {34'd0, cfg_min_rate};
+wire [65:0] v_cmp_floor_high = {33'd0, v_floor_high_reg, 1'b0};
+wire [65:0] v_cmp_floor_low = {49'd0, v_floor_low_reg};
+/* verilator lint_off UNUSEDSIGNAL */
+wire [131:0] v_cut_level = csa3(v_cmp_rate, ~v_cmp_high, ~v_cmp_low, 1'b1);
+wire [131:0] v_cut_min_level = csa3(v_cut_level[131:66], v_cut_level[65:0], ~v_cmp_min, 1'b1);
+wire [65:0]  v_cut_min_diff = v_cut_min_level[131:66] + v_cut_min_level[65:0];
+wire [65:0]  v_floor_min_diff = csa3_sum(v_cmp_floor_high, v_cmp_floor_low, ~v_cmp_min, 1'b0);
+wire [131:0] v_cut_floor_level = csa3(v_cut_level[131:66], v_cut_level[65:0], ~v_cmp_floor_high, 1'b1);
+wire [65:0]  v_cut_floor_diff = csa3_sum(v_cut_floor_level[131:66], v_cut_floor_level[65:0], ~v_cmp_floor_low, 1'b1);
+/* verilator lint_on UNUSEDSIGNAL */
+reg         c_cut_above_min_reg;
+reg         c_floor_above_min_reg;
+reg         c_cut_above_floor_reg;
+reg         c_first_above_min_reg;
+
 // C's logic: the cut's rate, max(max(cut, floor) or first, min rate), from
-// compares made side by side.
-wire        c_cut_above_floor = c_rate_cut_reg > c_rate_floor_reg;
-wire        c_cut_above_min = c_rate_cut_reg > cfg_min_rate;
-wire        c_floor_above_min = c_rate_floor_reg > cfg_min_rate;
-wire        c_first_above_min = c_rate_first_reg > cfg_min_rate;
+// V's compares.
+wire        c_cut_above_floor = c_cut_above_floor_reg;
+wire        c_cut_above_min = c_cut_above_min_reg;
+wire        c_floor_above_min = c_floor_above_min_reg;
+wire        c_first_above_min = c_first_above_min_reg;
 reg  [31:0] c_cnp_rate;
 always @* begin
     if (c_first_cut_reg) begin
@@ -1194,6 +1228,9 @@ always @(posedge clk) begin
     k_gap_less_reg <= k_gap_less;
     k_shift_by_reg <= chunk_shift_choice(k_inc_j);
     k_inc_fresh_reg <= !front_move && !k_inc_chunk && !k_inc_halve;
+    k_inc_in_time_reg <= k_chunk_in_time;
+    k_inc_like_reg <= k_chunk_like;
+    k_inc_fits_reg <= k_chunk_fits;
     k_inc_take_reg <= k_chunk_due;
     k_inc_halve_reg <= !k_chunk_due && !k_inc_j_zero;
     k_inc_ends_run_reg <= k_chunk_ends_run;
@@ -1336,6 +1373,10 @@ always @(posedge clk) begin
     c_cnp_alpha_reg <= alpha_less(v_alpha_reg, v_alpha_product_reg) + v_alpha_gain_reg;
     c_first_cut_reg <= v_first_cut_reg;
     c_rate_first_reg <= v_rate_first_reg;
+    c_cut_above_min_reg <= !v_cut_min_diff[35];
+    c_floor_above_min_reg <= !v_floor_min_diff[35];
+    c_cut_above_floor_reg <= !v_cut_floor_diff[35];
+    c_first_above_min_reg <= v_rate_first_reg > cfg_min_rate;
     c_clamp_target_reg <= v_clamp_target_reg;
     c_cnp_alpha_due_reg <= v_cnp_alpha_due_reg;
     c_cnp_increase_due_reg <= v_cnp_increase_due_reg;
@@ -1412,12 +1453,20 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("dcqcn_rp: K's chunk step out of step");
         assert (!k_inc_fresh_reg || (k_gap_less_reg == k_gap_less && k_shift_by_reg == chunk_shift_choice(k_inc_j)))
         else metaroce_assertion_failed("dcqcn_rp: the chunk's registered Rt - Rc - a or shift is stale");
+        assert (!k_inc_fresh_reg || (k_inc_in_time_reg == k_chunk_in_time && k_inc_like_reg == k_chunk_like
+                && k_inc_fits_reg == k_chunk_fits))
+        else metaroce_assertion_failed("dcqcn_rp: the chunk decision's registered terms are stale");
         assert (!k_inc_chunk || !k_inc_ends_run_reg || k_run_next_reg == increase_next(sat_inc(k_run_last),
                 k_byte_stage_reg, hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
                 cfg_hai_rate), cfg_threshold, cfg_ai_rate))
         else metaroce_assertion_failed("dcqcn_rp: the next run's registered kind is stale");
         assert (k_chunk_rate == k_chunk_target - k_step_reg - k_gap_halved[31:0])
         else metaroce_assertion_failed("dcqcn_rp: the chunk's carry-save sum is wrong");
+        assert (!c_valid_reg || (c_cut_above_min_reg == (c_rate_cut_reg > cfg_min_rate)
+                && c_floor_above_min_reg == (c_rate_floor_reg > cfg_min_rate)
+                && c_cut_above_floor_reg == (c_rate_cut_reg > c_rate_floor_reg)
+                && c_first_above_min_reg == (c_rate_first_reg > cfg_min_rate)))
+        else metaroce_assertion_failed("dcqcn_rp: C's compares from V disagree with C's values");
         assert (k_gap_reg == k_target_reg - k_rate_reg)
         else metaroce_assertion_failed("dcqcn_rp: Rt - Rc out of step");
         assert ({k_rate_line_reg, k_rate_near_reg} == line_flags(k_rate_reg, cfg_line_rate))
