@@ -14,11 +14,12 @@ function [131:0] csa3(input [65:0] a, input [65:0] b, input [65:0] c, input carr
     end
 endfunction
 
-// a + b + c + carry_in (mod 2^66): one level, then one carry chain.
+// a + b + c + carry_in (mod 2^66): one level, then one carry chain. The
+// level is written out as it was before csa3: through csa3 the logic is
+// the same, but Yosys names the pacer's cells anew, which alone moves its
+// placement (docs/timing.md).
 function [65:0] csa3_sum(input [65:0] a, input [65:0] b, input [65:0] c, input carry_in);
-    reg [131:0] level;
     begin
-        level = csa3(a, b, c, carry_in);
-        csa3_sum = level[131:66] + level[65:0];
+        csa3_sum = (a ^ b ^ c) + {(a[64:0] & b[64:0]) | (a[64:0] & c[64:0]) | (b[64:0] & c[64:0]), carry_in};
     end
 endfunction
