@@ -9,6 +9,7 @@
 localparam [1:0] CLASS_ROCE = 2'd0;
 localparam [1:0] CLASS_NON_ROCE = 2'd1;
 localparam [1:0] CLASS_ERROR = 2'd2;
+localparam [1:0] CLASS_FLOW_CONTROL = 2'd3;
 
 // Parse error, m_meta_error, 0 for none (golden/src/record.rs ParseError).
 localparam [4:0] ERR_NONE = 5'd0;
@@ -30,6 +31,10 @@ localparam [4:0] ERR_RESERVED_OPCODE = 5'd15;
 localparam [4:0] ERR_TRUNCATED_EXT = 5'd16;
 localparam [4:0] ERR_TOO_SHORT_FOR_ICRC = 5'd17;
 localparam [4:0] ERR_BAD_ICRC = 5'd18;
+localparam [4:0] ERR_TRUNCATED_MAC_CONTROL = 5'd19;
+localparam [4:0] ERR_UNKNOWN_MAC_CONTROL_OPCODE = 5'd20;
+// The highest code: the RTL's assertions refuse any above it.
+localparam [4:0] ERR_LAST = 5'd20;
 
 // Congestion-notification event kind, s_evt_kind (golden/src/cn_event.rs CnEventKind).
 localparam [1:0] KIND_RX_DATA = 2'd0;

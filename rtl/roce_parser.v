@@ -13,8 +13,8 @@
  * placed in the stage after the bytes that place it:
  *   S1  input register: the beat (null lanes zeroed), its first byte's
  *       position, the header window (bytes 0-129), and whether bytes 12-13,
- *       16-17 and 20-21 hold a VLAN TPID, IPv4 or IPv6, compared as they
- *       arrive.
+ *       16-17 and 20-21 hold a VLAN TPID, IPv4, IPv6 or MAC Control,
+ *       compared as they arrive.
  *   S2  Ethernet: VLAN tags and EtherType; the IP header aligned out of the
  *       window; the frame length; where the IP header starts.
  *   S3  IP: header length; the UDP header aligned; where it starts.
@@ -42,7 +42,8 @@
  * | s_axis_tlast         | 1          | last beat of the frame                   |
  * | s_axis_tuser         | 1          | on tlast: MAC bad frame (error mac_error)|
  * | m_meta_valid/ready   | 1          | one record per frame                     |
- * | m_meta_frame_class   | 2          | 0 roce, 1 non_roce, 2 error              |
+ * | m_meta_frame_class   | 2          | 0 roce, 1 non_roce, 2 error,             |
+ * |                      |            | 3 flow_control                           |
  * | m_meta_error         | 5          | 0 none, else the error class code        |
  * | m_meta_frame_len     | 17         | frame bytes, saturating at 0x1FFFF       |
  * | m_meta_eth_valid     | 1          | eth_type, vlan_* fields hold             |
@@ -61,6 +62,12 @@
  * | m_meta_cnp_valid     | 1          | a CNP whose reserved bytes carry the     |
  * |                      |            | MetaRoCE tag 4D 01 (SPEC.md 6.3)         |
  * | m_meta_cnp_extent    | 16         | its CE extent, Q1.15                     |
+ * | m_meta_mac_control_* | 1/16       | valid; the MAC Control opcode (PAUSE,    |
+ * |                      |            | PFC, or unknown_mac_control_opcode)      |
+ * | m_meta_pause_*       | 1/16       | valid; a PAUSE frame's pause time        |
+ * | m_meta_pfc_valid     | 1          | pfc_enable, pfc_quanta hold              |
+ * | m_meta_pfc_enable    | 16         | class-enable vector, bit p = priority p  |
+ * | m_meta_pfc_quanta    | 128        | pause times, priority 0 in 127:112       |
  */
 module roce_parser #(
     parameter DATA_WIDTH = 64,
@@ -136,7 +143,14 @@ module roce_parser #(
     output wire                   m_meta_atomic_ack_valid,
     output wire [63:0]            m_meta_atomic_ack_orig,
     output wire                   m_meta_cnp_valid,
-    output wire [15:0]            m_meta_cnp_extent
+    output wire [15:0]            m_meta_cnp_extent,
+    output wire                   m_meta_mac_control_valid,
+    output wire [15:0]            m_meta_mac_control_opcode,
+    output wire                   m_meta_pause_valid,
+    output wire [15:0]            m_meta_pause_time,
+    output wire                   m_meta_pfc_valid,
+    output wire [15:0]            m_meta_pfc_enable,
+    output wire [127:0]           m_meta_pfc_quanta
 );
 
 // Header window: 2 VLAN tags + IPv4 with 40 B options + UDP + BTH + the
@@ -232,14 +246,15 @@ reg [POS_WIDTH-1:0]        s1_base_reg;
 // and a beat's ICRC and checksum lanes only from the layer's first byte on.
 reg [HDR_BYTES*8-1:0]      s1_hdr_reg;
 // Bit t: bytes 12 + 4t and 13 + 4t hold a VLAN TPID (802.1Q 0x8100, 802.1ad
-// 0x88A8), the IPv4 EtherType 0x0800, the IPv6 EtherType 0x86DD.
-reg [2:0]                  s1_tpid_reg, s1_ipv4_reg, s1_ipv6_reg;
+// 0x88A8), the IPv4 EtherType 0x0800, the IPv6 EtherType 0x86DD, MAC
+// Control 0x8808.
+reg [2:0]                  s1_tpid_reg, s1_ipv4_reg, s1_ipv6_reg, s1_macc_reg;
 reg                        in_frame_reg = 1'b0;
 // One-hot: the window beat the next beat fills; the top bit, none (past it).
 reg [HDR_BEATS:0]          win_slot_reg = 1;
 
 reg [DATA_WIDTH-1:0]  in_data_masked;
-reg [2:0]             tpid_next, ipv4_next, ipv6_next;
+reg [2:0]             tpid_next, ipv4_next, ipv6_next, macc_next;
 reg [15:0]            in_type;
 wire [POS_WIDTH:0]    base_step = {1'b0, s1_base_reg} + {{(POS_WIDTH+1-KEEP_COUNT_WIDTH){1'b0}}, KEEP_WIDTH[KEEP_COUNT_WIDTH-1:0]};
 wire [POS_WIDTH-1:0]  in_base = !in_frame_reg ? {POS_WIDTH{1'b0}}
@@ -256,12 +271,14 @@ always @* begin
     tpid_next = in_frame_reg ? s1_tpid_reg : 3'b000;
     ipv4_next = in_frame_reg ? s1_ipv4_reg : 3'b000;
     ipv6_next = in_frame_reg ? s1_ipv6_reg : 3'b000;
+    macc_next = in_frame_reg ? s1_macc_reg : 3'b000;
     for (t = 0; t < 3; t = t + 1) begin
         in_type = {in_data_masked[((12 + 4*t) % KEEP_WIDTH)*8 +: 8], in_data_masked[((13 + 4*t) % KEEP_WIDTH)*8 +: 8]};
         if (win_slot_reg[(12 + 4*t) / KEEP_WIDTH]) begin
             tpid_next[t] = in_type == 16'h8100 || in_type == 16'h88A8;
             ipv4_next[t] = in_type == 16'h0800;
             ipv6_next[t] = in_type == 16'h86DD;
+            macc_next[t] = in_type == 16'h8808;
         end
     end
 end
@@ -279,6 +296,7 @@ always @(posedge clk) begin
             s1_tpid_reg <= tpid_next;
             s1_ipv4_reg <= ipv4_next;
             s1_ipv6_reg <= ipv6_next;
+            s1_macc_reg <= macc_next;
             in_frame_reg <= !s_axis_tlast;
             if (s_axis_tlast) begin
                 win_slot_reg <= 1;
@@ -314,6 +332,7 @@ wire        tag1 = s1_tpid_reg[0] && s1_tpid_reg[1];
 wire [1:0]  vlan_count = {tag1, tag0 && !tag1};
 wire        is_ipv4 = tag1 ? s1_ipv4_reg[2] : (tag0 ? s1_ipv4_reg[1] : s1_ipv4_reg[0]);
 wire        is_ipv6 = tag1 ? s1_ipv6_reg[2] : (tag0 ? s1_ipv6_reg[1] : s1_ipv6_reg[0]);
+wire        is_macc = tag1 ? s1_macc_reg[2] : (tag0 ? s1_macc_reg[1] : s1_macc_reg[0]);
 wire [15:0] type_at_12 = {window_byte(s1_hdr_reg, 12), window_byte(s1_hdr_reg, 13)};
 wire [15:0] type_at_16 = {window_byte(s1_hdr_reg, 16), window_byte(s1_hdr_reg, 17)};
 wire [15:0] type_at_20 = {window_byte(s1_hdr_reg, 20), window_byte(s1_hdr_reg, 21)};
@@ -357,7 +376,7 @@ reg [1:0]             s2_vlan_count_reg;
 reg [2:0]             s2_vlan_pcp_reg;
 reg [11:0]            s2_vlan_id_reg;
 reg [15:0]            s2_eth_type_reg;
-reg                   s2_is_ipv4_reg, s2_is_ipv6_reg;
+reg                   s2_is_ipv4_reg, s2_is_ipv6_reg, s2_is_macc_reg;
 reg [95:0]            s2_macs_reg;
 reg [L3_BYTES*8-1:0]  s2_l3_reg;
 reg [3:0]             s2_ip_hdr_words_reg;
@@ -381,6 +400,7 @@ always @(posedge clk) begin
         s2_eth_type_reg <= tag1 ? type_at_20 : (tag0 ? type_at_16 : type_at_12);
         s2_is_ipv4_reg <= is_ipv4;
         s2_is_ipv6_reg <= is_ipv6;
+        s2_is_macc_reg <= is_macc;
         s2_macs_reg <= s1_hdr_reg[0 +: 96];
         s2_l3_reg <= l3_win;
         s2_ip_hdr_words_reg <= ip_hdr_words;
@@ -416,7 +436,7 @@ reg [1:0]             s3_vlan_count_reg;
 reg [2:0]             s3_vlan_pcp_reg;
 reg [11:0]            s3_vlan_id_reg;
 reg [15:0]            s3_eth_type_reg;
-reg                   s3_is_ipv4_reg, s3_is_ipv6_reg;
+reg                   s3_is_ipv4_reg, s3_is_ipv6_reg, s3_is_macc_reg;
 reg [95:0]            s3_macs_reg;
 reg [IP_BYTES*8-1:0]  s3_ip_reg;
 reg [L4_BYTES*8-1:0]  s3_l4_reg;
@@ -437,6 +457,7 @@ always @(posedge clk) begin
         s3_eth_type_reg <= s2_eth_type_reg;
         s3_is_ipv4_reg <= s2_is_ipv4_reg;
         s3_is_ipv6_reg <= s2_is_ipv6_reg;
+        s3_is_macc_reg <= s2_is_macc_reg;
         s3_macs_reg <= s2_macs_reg;
         s3_ip_reg <= s2_l3_reg[0 +: IP_BYTES*8];
         s3_l4_reg <= l4_win;
@@ -456,9 +477,6 @@ end
 function [7:0] l4_byte(input integer index);
     l4_byte = s3_l4_reg[index*8 +: 8];
 endfunction
-function [7:0] ip_byte(input integer index);
-    ip_byte = s3_ip_reg[index*8 +: 8];
-endfunction
 
 wire [15:0]        udp_len = {l4_byte(4), l4_byte(5)};
 // Where the datagram ends.
@@ -466,24 +484,23 @@ wire [POS_WIDTH:0] icrc_end_rel = s3_l4_rel_reg + {{(POS_WIDTH-15){1'b0}}, udp_l
 wire [POS_WIDTH:0] icrc_end_rel_top = s3_l4_rel_top_reg + {{(POS_WIDTH-15){1'b0}}, udp_len};
 // Bit j: the ICRC's (j+1)-th byte from the end comes after the UDP header.
 wire [3:0]         udp_len_ge = {udp_len >= 16'd12, udp_len >= 16'd11, udp_len >= 16'd10, udp_len >= 16'd9};
-wire [7:0]         ip_b0 = ip_byte(0);
-wire [7:0]         ip_b1 = ip_byte(1);
 
 /*
  * The record's fields that need no check wait from S4 to S9 in a small RAM,
  * one slot per frame, its slot number travelling with the frame: frame
- * length, Ethernet, IP version and traffic class, IP header bytes 8-39 (the
- * IPv6 addresses, or in bytes 12-19 the IPv4 ones), UDP ports, the BTH as on
- * the wire (its reserved bits are not reported) and the bytes after it.
+ * length, Ethernet, bytes 0-39 after the EtherType (the IP header's version
+ * and traffic class in bytes 0-1, the IPv6 addresses in bytes 8-39 or the
+ * IPv4 ones in 12-19; or a MAC Control frame's opcode and parameters in
+ * bytes 0-19), UDP ports, the BTH as on the wire (its reserved bits are not
+ * reported) and the bytes after it.
  */
-localparam PAYLOAD_WIDTH = LEN_WIDTH + 2 + 3 + 12 + 16 + 96 + 4 + 8 + 256 + 1 + 32 + 96 + 224;
+localparam PAYLOAD_WIDTH = LEN_WIDTH + 2 + 3 + 12 + 16 + 96 + IP_BYTES*8 + 1 + 32 + 96 + 224;
 // More slots than frames in S4-S9.
 localparam SLOT_WIDTH = 3;
 
 wire [PAYLOAD_WIDTH-1:0] payload_next = {
     s3_len_reg, s3_vlan_count_reg, s3_vlan_pcp_reg, s3_vlan_id_reg, s3_eth_type_reg, s3_macs_reg,
-    ip_b0[7:4], s3_is_ipv6_reg ? {ip_b0[3:0], ip_b1[7:4]} : ip_b1,
-    s3_ip_reg[8*8 +: 256], s3_is_ipv6_reg,
+    s3_ip_reg, s3_is_ipv6_reg,
     l4_byte(0), l4_byte(1), l4_byte(2), l4_byte(3),
     s3_l4_reg[8*8 +: 96], s3_l4_reg[20*8 +: 224]
 };
@@ -561,6 +578,7 @@ roce_parser_icrc #(
 wire [1:0]  s9_class;
 wire [4:0]  s9_error;
 wire        s9_eth_valid, s9_ip_valid, s9_udp_valid, s9_bth_valid, s9_icrc_valid, s9_cnp_valid;
+wire        s9_mac_control_valid, s9_pause_valid, s9_pfc_valid;
 wire [6:0]  s9_ext_valid;
 wire [4:0]  s9_imm_offset;
 wire [15:0] s9_payload_len;
@@ -575,6 +593,7 @@ roce_parser_check #(
     .s_vlan_count(s3_vlan_count_reg),
     .s_is_ipv4(s3_is_ipv4_reg),
     .s_is_ipv6(s3_is_ipv6_reg),
+    .s_is_mac_control(s3_is_macc_reg),
     .s_ip_hdr(s3_ip_reg[0 +: 80]),
     .s_udp_dport({l4_byte(2), l4_byte(3)}),
     .s_udp_len(udp_len),
@@ -593,6 +612,9 @@ roce_parser_check #(
     .icrc_valid(s9_icrc_valid),
     .ext_valid(s9_ext_valid),
     .cnp_valid(s9_cnp_valid),
+    .mac_control_valid(s9_mac_control_valid),
+    .pause_valid(s9_pause_valid),
+    .pfc_valid(s9_pfc_valid),
     .imm_offset(s9_imm_offset),
     .payload_len(s9_payload_len)
 );
@@ -602,12 +624,13 @@ roce_parser_check #(
  * record goes to the output register, or to the spare when the sink stalled
  * after ready_reg last rose; ready_reg falls once the spare may fill.
  */
-localparam REC_WIDTH = 2 + 5 + 5 + 7 + 1 + 5 + 16 + 32 + 1 + PAYLOAD_WIDTH;
+localparam REC_WIDTH = 2 + 5 + 5 + 7 + 1 + 3 + 5 + 16 + 32 + 1 + PAYLOAD_WIDTH;
 
 wire                 rec_valid = valid_pipe_reg[9] && last_pipe_reg[9];
 wire [REC_WIDTH-1:0] rec = {
     s9_class, s9_error, s9_eth_valid, s9_ip_valid, s9_udp_valid, s9_bth_valid, s9_icrc_valid,
-    s9_ext_valid, s9_cnp_valid, s9_imm_offset, s9_payload_len, s9_icrc, s9_icrc_match,
+    s9_ext_valid, s9_cnp_valid, s9_mac_control_valid, s9_pause_valid, s9_pfc_valid,
+    s9_imm_offset, s9_payload_len, s9_icrc, s9_icrc_match,
     payload_mem[s9_slot]
 };
 
@@ -645,6 +668,7 @@ end
 wire [1:0]   m_class, m_vlan_count;
 wire [4:0]   m_error, m_imm_offset;
 wire         m_eth_valid, m_ip_valid, m_udp_valid, m_bth_valid, m_icrc_valid, m_cnp_valid, m_icrc_ok;
+wire         m_mac_control_valid, m_pause_valid, m_pfc_valid;
 wire         m_is_ipv6;
 wire [6:0]   m_ext_valid;
 wire [15:0]  m_payload_len, m_eth_type;
@@ -653,9 +677,8 @@ wire [16:0]  m_frame_len;
 wire [2:0]   m_vlan_pcp;
 wire [11:0]  m_vlan_id;
 wire [95:0]  m_macs;
-wire [3:0]   m_ip_version;
-wire [7:0]   m_traffic_class;
-wire [255:0] m_ip_addrs;
+// Bytes 0-39 after the EtherType, byte 0 in bits 7:0.
+wire [IP_BYTES*8-1:0] m_l3;
 // The BTH as on the wire; its reserved bits are not reported.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [95:0]  m_bth;
@@ -664,9 +687,10 @@ wire [223:0] m_ext;
 
 assign {
     m_class, m_error, m_eth_valid, m_ip_valid, m_udp_valid, m_bth_valid, m_icrc_valid,
-    m_ext_valid, m_cnp_valid, m_imm_offset, m_payload_len, m_icrc, m_icrc_ok,
+    m_ext_valid, m_cnp_valid, m_mac_control_valid, m_pause_valid, m_pfc_valid,
+    m_imm_offset, m_payload_len, m_icrc, m_icrc_ok,
     m_frame_len, m_vlan_count, m_vlan_pcp, m_vlan_id, m_eth_type, m_macs,
-    m_ip_version, m_traffic_class, m_ip_addrs, m_is_ipv6, m_udp_ports, m_bth, m_ext
+    m_l3, m_is_ipv6, m_udp_ports, m_bth, m_ext
 } = m_rec_reg;
 
 // The extension bytes with byte 0 in the top bits, so that a big-endian
@@ -688,18 +712,22 @@ always @* begin
     endcase
 end
 
-// Addresses with the first wire byte in the top bits.
-reg [47:0]  eth_dst_be, eth_src_be;
-reg [255:0] ip_addrs_be;
+// MACs with the first wire byte in the top bits; the bytes after the
+// EtherType likewise, so that a big-endian field of B bytes at offset O is
+// l3_be[(IP_BYTES-O-B)*8 +: B*8].
+reg [47:0]            eth_dst_be, eth_src_be;
+reg [IP_BYTES*8-1:0]  l3_be;
 always @* begin
     for (i = 0; i < 6; i = i + 1) begin
         eth_dst_be[(5-i)*8 +: 8] = m_macs[i*8 +: 8];
         eth_src_be[(5-i)*8 +: 8] = m_macs[(6+i)*8 +: 8];
     end
-    for (i = 0; i < 32; i = i + 1) begin
-        ip_addrs_be[(31-i)*8 +: 8] = m_ip_addrs[i*8 +: 8];
+    for (i = 0; i < IP_BYTES; i = i + 1) begin
+        l3_be[(IP_BYTES-1-i)*8 +: 8] = m_l3[i*8 +: 8];
     end
 end
+wire [7:0] ip_b0 = m_l3[0*8 +: 8];
+wire [7:0] ip_b1 = m_l3[1*8 +: 8];
 
 // BTH bytes as on the wire (byte 0 = opcode).
 wire [7:0] bth_b1 = m_bth[1*8 +: 8];
@@ -715,12 +743,14 @@ assign m_meta_eth_type = m_eth_type;
 assign m_meta_eth_dst = eth_dst_be;
 assign m_meta_eth_src = eth_src_be;
 assign m_meta_ip_valid = m_ip_valid;
-assign m_meta_ip_version = m_ip_version;
-assign m_meta_dscp = m_traffic_class[7:2];
-assign m_meta_ecn = m_traffic_class[1:0];
-// IPv6: bytes 8-23 and 24-39; IPv4: bytes 12-15 and 16-19 (of bytes 8-39).
-assign m_meta_ip_src = m_is_ipv6 ? ip_addrs_be[255:128] : {96'd0, ip_addrs_be[223:192]};
-assign m_meta_ip_dst = m_is_ipv6 ? ip_addrs_be[127:0] : {96'd0, ip_addrs_be[191:160]};
+assign m_meta_ip_version = ip_b0[7:4];
+// Traffic class: IPv4 byte 1; IPv6 the nibbles after the version.
+wire [7:0] traffic_class = m_is_ipv6 ? {ip_b0[3:0], ip_b1[7:4]} : ip_b1;
+assign m_meta_dscp = traffic_class[7:2];
+assign m_meta_ecn = traffic_class[1:0];
+// IPv6: bytes 8-23 and 24-39; IPv4: bytes 12-15 and 16-19.
+assign m_meta_ip_src = m_is_ipv6 ? l3_be[(IP_BYTES-8-16)*8 +: 128] : {96'd0, l3_be[(IP_BYTES-12-4)*8 +: 32]};
+assign m_meta_ip_dst = m_is_ipv6 ? l3_be[(IP_BYTES-24-16)*8 +: 128] : {96'd0, l3_be[(IP_BYTES-16-4)*8 +: 32]};
 assign m_meta_udp_valid = m_udp_valid;
 assign m_meta_udp_sport = m_udp_ports[31:16];
 assign m_meta_udp_dport = m_udp_ports[15:0];
@@ -764,6 +794,15 @@ assign m_meta_ieth_valid = m_ext_valid[0];
 assign m_meta_ieth_rkey = ext_be[(EXT_BYTES-0-4)*8 +: 32];
 assign m_meta_cnp_valid = m_cnp_valid;
 assign m_meta_cnp_extent = ext_be[(EXT_BYTES-2-2)*8 +: 16];
+// MAC Control (IEEE 802.3 Annex 31B, 31D): opcode, then PAUSE's pause time
+// or PFC's class-enable vector and eight pause times.
+assign m_meta_mac_control_valid = m_mac_control_valid;
+assign m_meta_mac_control_opcode = l3_be[(IP_BYTES-0-2)*8 +: 16];
+assign m_meta_pause_valid = m_pause_valid;
+assign m_meta_pause_time = l3_be[(IP_BYTES-2-2)*8 +: 16];
+assign m_meta_pfc_valid = m_pfc_valid;
+assign m_meta_pfc_enable = l3_be[(IP_BYTES-2-2)*8 +: 16];
+assign m_meta_pfc_quanta = l3_be[(IP_BYTES-4-16)*8 +: 128];
 
 `ifdef METAROCE_ASSERTIONS
 /*
@@ -822,7 +861,7 @@ always @(posedge clk) begin
         if (m_meta_valid) begin
             assert ((m_meta_error == ERR_NONE) == (m_meta_frame_class != CLASS_ERROR))
                 else metaroce_assertion_failed("record: error code and class disagree");
-            assert (m_meta_error <= ERR_BAD_ICRC) else metaroce_assertion_failed("record: unknown error code");
+            assert (m_meta_error <= ERR_LAST) else metaroce_assertion_failed("record: unknown error code");
         end
         if (s1_valid_reg) begin
             assert (s1_last_reg || s1_count_reg == KEEP_WIDTH[KEEP_COUNT_WIDTH-1:0])

@@ -11,8 +11,9 @@
  *
  *   S4  lengths of each layer (IP total, IP payload, bytes after the IP
  *       header start), the layer checks that need no arithmetic, the opcode
- *       decode
- *   S5  the IP and UDP length checks; the BTH's header and trailer sizes
+ *       decodes (BTH; MAC Control and the bytes its opcode needs)
+ *   S5  the IP, UDP and MAC Control length checks; the BTH's header and
+ *       trailer sizes
  *   S6  the extension and ICRC room checks; the Ethernet and IP checks up to
  *       the IPv4 checksum in priority order ("A")
  *   S7  the checks after the checksum up to the ICRC in priority order ("B")
@@ -27,7 +28,9 @@
  * | s_frame_len        | 17    | S3: frame bytes, saturating                    |
  * | s_vlan_count       | 2     | S3: VLAN tags (0..2)                           |
  * | s_is_ipv4/6        | 1     | S3: EtherType after the tags                   |
+ * | s_is_mac_control   | 1     | S3: EtherType 0x8808 after the tags            |
  * | s_ip_hdr           | 80    | S3: IP header bytes 0-9, byte 0 in bits 7:0    |
+ * |                    |       | (MAC Control: the opcode in bytes 0-1)         |
  * | s_udp_dport/len    | 16    | S3: UDP destination port and length            |
  * | s_opcode           | 8     | S3: BTH opcode                                 |
  * | s_pad_cnt, s_tver  | 2, 4  | S3: BTH PadCnt and TVer                        |
@@ -36,6 +39,9 @@
  * | icrc_match         | 1     | S9: the ICRC checks                            |
  * | frame_class, error | 2, 5  | the verdict (metaroce_defs.vh codes)           |
  * | *_valid            | 1     | which record fields hold (SPEC.md §3.2)        |
+ * | mac_control_valid  | 1     | the MAC Control opcode holds                   |
+ * | pause_valid        | 1     | a PAUSE frame's parameters hold                |
+ * | pfc_valid          | 1     | a PFC frame's parameters hold                  |
  * | ext_valid          | 7     | RETH, AtomicETH, AETH, AtomicAckETH, DETH,     |
  * |                    |       | ImmDt, IETH (bit 6 to 0)                       |
  * | imm_offset         | 5     | ImmDt's offset after the BTH                   |
@@ -52,6 +58,7 @@ module roce_parser_check #(
     input  wire [1:0]  s_vlan_count,
     input  wire        s_is_ipv4,
     input  wire        s_is_ipv6,
+    input  wire        s_is_mac_control,
     // Bytes 1 and 8 (TOS, TTL) are not checked.
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [79:0] s_ip_hdr,
@@ -75,6 +82,9 @@ module roce_parser_check #(
     output reg         icrc_valid,
     output wire [6:0]  ext_valid,
     output wire        cnp_valid,
+    output wire        mac_control_valid,
+    output wire        pause_valid,
+    output wire        pfc_valid,
     output wire [4:0]  imm_offset,
     output wire [15:0] payload_len
 );
@@ -104,6 +114,13 @@ wire        ipv6_next_is_ext = ipv6_next_header == 8'd0 || ipv6_next_header == 8
     || ipv6_next_header == 8'd44 || ipv6_next_header == 8'd50 || ipv6_next_header == 8'd51
     || ipv6_next_header == 8'd60 || ipv6_next_header == 8'd135 || ipv6_next_header == 8'd139
     || ipv6_next_header == 8'd140 || ipv6_next_header == 8'd253 || ipv6_next_header == 8'd254;
+// MAC Control (IEEE 802.3 Table 31A-1): PAUSE needs its opcode and pause
+// time, PFC its opcode, class-enable vector and eight pause times; any
+// other opcode is unknown once its own two bytes are in the frame.
+wire [15:0] macc_opcode = {ip_byte(0), ip_byte(1)};
+wire        macc_pause = macc_opcode == 16'h0001;
+wire        macc_pfc = macc_opcode == 16'h0101;
+wire [4:0]  macc_len = macc_pfc ? 5'd20 : (macc_pause ? 5'd4 : 5'd2);
 wire [4:0]  l3_off = 5'd14 + {1'b0, s_vlan_count, 2'b00};
 wire [17:0] l3_avail_diff = {1'b0, s_frame_len} - {13'd0, l3_off};
 
@@ -124,7 +141,9 @@ roce_opcode_decode opcode_decode_inst (
     .imm_offset(op_imm_offset)
 );
 
-reg        s4_user_reg, s4_is_ipv4_reg, s4_is_ipv6_reg;
+reg        s4_user_reg, s4_is_ipv4_reg, s4_is_ipv6_reg, s4_is_macc_reg;
+reg        s4_macc_pause_reg, s4_macc_pfc_reg;
+reg [4:0]  s4_macc_len_reg;
 reg        s4_truncated_eth_reg;
 reg [16:0] s4_l3_avail_reg;
 reg [16:0] s4_ip_total_len_reg;
@@ -144,6 +163,10 @@ always @(posedge clk) begin
         s4_user_reg <= s_user;
         s4_is_ipv4_reg <= s_is_ipv4;
         s4_is_ipv6_reg <= s_is_ipv6;
+        s4_is_macc_reg <= s_is_mac_control;
+        s4_macc_pause_reg <= macc_pause;
+        s4_macc_pfc_reg <= macc_pfc;
+        s4_macc_len_reg <= macc_len;
         s4_truncated_eth_reg <= l3_avail_diff[17];
         s4_l3_avail_reg <= l3_avail_diff[16:0];
         s4_ip_total_len_reg <= s_is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_len} : {1'b0, ipv4_total_len};
@@ -173,6 +196,7 @@ end
  * S5: IP and UDP length checks; the BTH's header and trailer sizes.
  */
 reg        s5_user_reg, s5_is_ipv4_reg, s5_truncated_eth_reg, s5_not_ip_reg;
+reg        s5_is_macc_reg, s5_truncated_macc_reg, s5_macc_pause_reg, s5_macc_pfc_reg;
 reg        s5_truncated_ip_reg, s5_truncated_ihl_reg, s5_bad_ip_length_reg, s5_ip_exceeds_reg;
 reg        s5_truncated_udp_reg, s5_udp_mismatch_reg;
 reg        s5_bad_version_reg, s5_bad_ihl_reg, s5_fragment_reg, s5_ipv6_ext_reg, s5_not_udp_reg;
@@ -191,6 +215,10 @@ always @(posedge clk) begin
         s5_is_ipv4_reg <= s4_is_ipv4_reg;
         s5_truncated_eth_reg <= s4_truncated_eth_reg;
         s5_not_ip_reg <= !s4_is_ipv4_reg && !s4_is_ipv6_reg;
+        s5_is_macc_reg <= s4_is_macc_reg;
+        s5_truncated_macc_reg <= s4_l3_avail_reg < {12'd0, s4_macc_len_reg};
+        s5_macc_pause_reg <= s4_macc_pause_reg;
+        s5_macc_pfc_reg <= s4_macc_pfc_reg;
         s5_truncated_ip_reg <= s4_l3_avail_reg < (s4_is_ipv6_reg ? 17'd40 : 17'd20);
         s5_truncated_ihl_reg <= s4_is_ipv4_reg && s4_l3_avail_reg < {11'd0, s4_ipv4_hdr_len_reg};
         s5_bad_ip_length_reg <= s4_is_ipv4_reg && s4_ipv4_total_len_reg < {10'd0, s4_ipv4_hdr_len_reg};
@@ -222,6 +250,7 @@ end
  */
 reg [4:0]  s6_error_a_reg;
 reg        s6_stop_a_reg, s6_eth_valid_reg, s6_ip_valid_reg, s6_check_csum_reg;
+reg        s6_macc_valid_reg, s6_pause_valid_reg, s6_pfc_valid_reg;
 reg        s6_bad_ip_length_reg, s6_ip_exceeds_reg, s6_fragment_reg, s6_ipv6_ext_reg, s6_not_udp_reg;
 reg        s6_truncated_udp_reg, s6_not_roce_port_reg, s6_udp_mismatch_reg, s6_truncated_bth_reg;
 reg        s6_bad_tver_reg, s6_bad_opcode_reg, s6_truncated_ext_reg, s6_no_icrc_room_reg, s6_cnp_tag_reg;
@@ -230,20 +259,33 @@ reg [4:0]  s6_op_imm_offset_reg;
 reg [15:0] s6_payload_len_reg;
 
 reg [4:0] error_a;
-reg       stop_a, eth_valid_a, ip_valid_a;
+reg       stop_a, eth_valid_a, ip_valid_a, macc_valid_a, pause_valid_a, pfc_valid_a;
 
 always @* begin
     error_a = ERR_NONE;
     stop_a = 1'b1;
     eth_valid_a = 1'b0;
     ip_valid_a = 1'b0;
+    macc_valid_a = 1'b0;
+    pause_valid_a = 1'b0;
+    pfc_valid_a = 1'b0;
     if (s5_user_reg) begin
         error_a = ERR_MAC_ERROR;
     end else if (s5_truncated_eth_reg) begin
         error_a = ERR_TRUNCATED_ETH;
     end else begin
         eth_valid_a = 1'b1;
-        if (s5_not_ip_reg) begin
+        if (s5_is_macc_reg) begin
+            // flow_control (PAUSE or PFC valid) or an error; stop either way.
+            if (s5_truncated_macc_reg) begin
+                error_a = ERR_TRUNCATED_MAC_CONTROL;
+            end else begin
+                macc_valid_a = 1'b1;
+                pause_valid_a = s5_macc_pause_reg;
+                pfc_valid_a = s5_macc_pfc_reg;
+                if (!s5_macc_pause_reg && !s5_macc_pfc_reg) error_a = ERR_UNKNOWN_MAC_CONTROL_OPCODE;
+            end
+        end else if (s5_not_ip_reg) begin
             // non_roce: stop without an error.
         end else if (s5_truncated_ip_reg) begin
             error_a = ERR_TRUNCATED_IP;
@@ -268,6 +310,9 @@ always @(posedge clk) begin
         s6_stop_a_reg <= stop_a;
         s6_eth_valid_reg <= eth_valid_a;
         s6_ip_valid_reg <= ip_valid_a;
+        s6_macc_valid_reg <= macc_valid_a;
+        s6_pause_valid_reg <= pause_valid_a;
+        s6_pfc_valid_reg <= pfc_valid_a;
         s6_check_csum_reg <= s5_is_ipv4_reg;
         s6_bad_ip_length_reg <= s5_bad_ip_length_reg;
         s6_ip_exceeds_reg <= s5_ip_exceeds_reg;
@@ -339,10 +384,11 @@ always @* begin
 end
 
 // S7 to S9: what the verdict needs, held until the late inputs arrive.
-localparam HOLD_WIDTH = 5 + 4 + 5 + 4 + 1 + 7 + 1 + 5 + 16;
+localparam HOLD_WIDTH = 5 + 4 + 3 + 5 + 4 + 1 + 7 + 1 + 5 + 16;
 
 wire [HOLD_WIDTH-1:0] s7_hold_next = {
     s6_error_a_reg, s6_stop_a_reg, s6_eth_valid_reg, s6_ip_valid_reg, s6_check_csum_reg,
+    s6_macc_valid_reg, s6_pause_valid_reg, s6_pfc_valid_reg,
     error_b, non_roce_b, udp_valid_b, bth_valid_b, ext_valid_b,
     // ICRC fields hold when the extensions do and the trailer fits.
     ext_valid_b && !s6_no_icrc_room_reg,
@@ -361,12 +407,14 @@ end
 
 wire [4:0] s9_error_a, s9_error_b;
 wire       s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum;
+wire       s9_macc_valid, s9_pause_valid, s9_pfc_valid;
 wire       s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b, s9_icrc_valid_b;
 wire [6:0] s9_op_ext;
 wire       s9_cnp_tag;
 
 assign {
     s9_error_a, s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum,
+    s9_macc_valid, s9_pause_valid, s9_pfc_valid,
     s9_error_b, s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b,
     s9_icrc_valid_b,
     s9_op_ext, s9_cnp_tag, imm_offset, payload_len
@@ -385,7 +433,9 @@ always @* begin
     frame_class = CLASS_ROCE;
     if (s9_stop_a) begin
         error = s9_error_a;
-        frame_class = s9_error_a != ERR_NONE ? CLASS_ERROR : CLASS_NON_ROCE;
+        if (s9_error_a != ERR_NONE) frame_class = CLASS_ERROR;
+        else if (s9_pause_valid || s9_pfc_valid) frame_class = CLASS_FLOW_CONTROL;
+        else frame_class = CLASS_NON_ROCE;
     end else if (s9_check_csum && !csum_ok) begin
         error = ERR_BAD_IPV4_CHECKSUM;
         frame_class = CLASS_ERROR;
@@ -403,6 +453,10 @@ end
 
 assign ext_valid = {7{ext_ok}} & s9_op_ext;
 assign cnp_valid = ext_ok && s9_cnp_tag;
+// A MAC Control frame stops at A, so nothing after it can clear these.
+assign mac_control_valid = s9_macc_valid;
+assign pause_valid = s9_pause_valid;
+assign pfc_valid = s9_pfc_valid;
 
 endmodule
 

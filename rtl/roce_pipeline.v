@@ -235,7 +235,14 @@ roce_parser #(
     .m_meta_atomic_ack_valid(),
     .m_meta_atomic_ack_orig(),
     .m_meta_cnp_valid(meta_cnp_valid),
-    .m_meta_cnp_extent(meta_cnp_extent)
+    .m_meta_cnp_extent(meta_cnp_extent),
+    .m_meta_mac_control_valid(),
+    .m_meta_mac_control_opcode(),
+    .m_meta_pause_valid(),
+    .m_meta_pause_time(),
+    .m_meta_pfc_valid(),
+    .m_meta_pfc_enable(),
+    .m_meta_pfc_quanta()
 );
 /* verilator lint_on PINCONNECTEMPTY */
 

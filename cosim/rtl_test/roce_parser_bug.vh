@@ -31,7 +31,7 @@ always @(posedge clk) begin
     if (!rst && m_meta_valid) begin
         assert ((m_meta_error == ERR_NONE) == (m_meta_frame_class != CLASS_ERROR))
             else metaroce_assertion_failed("record: error code and class disagree");
-        assert (m_meta_error <= ERR_BAD_ICRC) else metaroce_assertion_failed("record: unknown error code");
+        assert (m_meta_error <= ERR_LAST) else metaroce_assertion_failed("record: unknown error code");
     end
 end
 `endif

@@ -1,7 +1,8 @@
 //! Differential fuzzing: random and mutated frames through golden model and
 //! RTL, with random handshakes. Frames start as valid RoCEv2 frames with
-//! random fields, then maybe get byte flips, a truncation, a length field
-//! that lies, a MAC error flag. A failing batch is shrunk by proptest to the
+//! random fields (or, one in ten, MAC Control frames: PAUSE, PFC or any
+//! opcode, random parameters), then maybe get byte flips, a truncation, a
+//! length field that lies, a MAC error flag. A failing batch is shrunk by proptest to the
 //! fewest, simplest frames, written as a capture, and given a repro command.
 
 use std::cell::Cell;
@@ -11,14 +12,16 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
+use crate::addresses::host_mac;
 use crate::blocks::parser::{cosim_capture, cosim_in_memory};
 use crate::capture::Frame;
 use crate::capture::{write_capture, GenFrame};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
 use crate::run::FuzzPlan;
-use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, RoceFrame, L3};
-use metaroce_golden::wire::{ethertype, ip_proto, ROCE_V2_UDP_PORT};
+use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, with_vlan_tags, RoceFrame, L3};
+use metaroce_golden::frame::mac_control_frame;
+use metaroce_golden::wire::{ethertype, ip_proto, mac_control_opcode, MacControlRepr, ROCE_V2_UDP_PORT};
 use std::io::Write;
 use std::time::Instant;
 
@@ -53,24 +56,39 @@ pub enum LengthField {
 #[derive(Debug, Clone)]
 pub struct FuzzFrame {
     pub base: RoceFrame,
+    /// When set, the frame is a MAC Control frame with this opcode and
+    /// these nine parameter words (a PFC frame's layout), behind `base`'s
+    /// VLAN tags, instead of `base`.
+    pub mac_control: Option<(u16, [u16; 9])>,
     pub mutation: Mutation,
     pub mac_error: bool,
 }
 
 impl FuzzFrame {
     pub fn bytes(&self) -> Vec<u8> {
+        if let Some((opcode, [class_enable, pause_times @ ..])) = self.mac_control {
+            let body = MacControlRepr::Pfc { class_enable, pause_times };
+            let mut bytes = mac_control_frame(host_mac(1), &body);
+            bytes[14..16].copy_from_slice(&opcode.to_be_bytes());
+            let mut bytes = with_vlan_tags(bytes, &self.base.vlans);
+            // A cut lands in the headers and parameters (a cut in the
+            // padding changes nothing); the lengths a lie would overwrite
+            // are the RoCE frame's.
+            let parameters_end = 14 + 4 * self.base.vlans.len() + 20;
+            match &self.mutation {
+                Mutation::Flip(flips) => flip(&mut bytes, flips),
+                Mutation::Truncate(at) => bytes.truncate(at.index(parameters_end + 1)),
+                Mutation::None | Mutation::LyingLength { .. } => {}
+            }
+            return bytes;
+        }
         let mut bytes = self.base.build();
         let l3 = self.base.l3_offset();
         let l4 = l3 + self.base.ip_header_len();
         let is_v4 = matches!(self.base.l3, L3::V4 { .. });
         match &self.mutation {
             Mutation::None => {}
-            Mutation::Flip(flips) => {
-                for (at, xor) in flips {
-                    let i = at.index(bytes.len());
-                    bytes[i] ^= xor;
-                }
-            }
+            Mutation::Flip(flips) => flip(&mut bytes, flips),
             Mutation::Truncate(at) => bytes.truncate(at.index(bytes.len() + 1)),
             Mutation::LyingLength { field, value, fix_checksum } => {
                 let at = match field {
@@ -90,6 +108,13 @@ impl FuzzFrame {
             }
         }
         bytes
+    }
+}
+
+fn flip(bytes: &mut [u8], flips: &[(Index, u8)]) {
+    for (at, xor) in flips {
+        let i = at.index(bytes.len());
+        bytes[i] ^= xor;
     }
 }
 
@@ -133,12 +158,15 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     ]
 }
 
+fn mac_control() -> impl Strategy<Value = Option<(u16, [u16; 9])>> {
+    let opcode =
+        prop_oneof![3 => Just(mac_control_opcode::PFC), 2 => Just(mac_control_opcode::PAUSE), 1 => any::<u16>()];
+    prop::option::weighted(0.1, (opcode, prop::array::uniform9(any::<u16>())))
+}
+
 pub fn fuzz_frame() -> impl Strategy<Value = FuzzFrame> {
-    (base_frame(), mutation(), prop::bool::weighted(0.02)).prop_map(|(base, mutation, mac_error)| FuzzFrame {
-        base,
-        mutation,
-        mac_error,
-    })
+    (base_frame(), mac_control(), mutation(), prop::bool::weighted(0.02))
+        .prop_map(|(base, mac_control, mutation, mac_error)| FuzzFrame { base, mac_control, mutation, mac_error })
 }
 
 /// One proptest case: a batch of frames and the handshake it runs with.

@@ -179,7 +179,7 @@ pub fn replay_blocks(
             }
             if let Some(record) = record {
                 let (frame, time_ns) = (frame.index, frame.time_ns);
-                sink(Transaction { frame, time_ns, cycle: None, record: Record::Parse(record) })?;
+                sink(Transaction { frame, time_ns, cycle: None, record: Record::Parse(Box::new(record)) })?;
                 replayed.records += 1;
             }
         }
@@ -226,7 +226,7 @@ fn rtl_transactions(
         let (frame, time_ns) =
             waiting.pop_front().ok_or_else(|| ReplayError::Rtl("a record with no frame to match it".into()))?;
         let record = rtl_record.to_parse_record().map_err(|e| ReplayError::Rtl(format!("frame {frame}: {e}")))?;
-        sink(Transaction { frame, time_ns, cycle: Some(rtl_record.cycle), record: Record::Parse(record) })?;
+        sink(Transaction { frame, time_ns, cycle: Some(rtl_record.cycle), record: Record::Parse(Box::new(record)) })?;
     }
     Ok(records.len() as u64)
 }

@@ -28,7 +28,7 @@ pub struct Transaction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Record {
-    Parse(ParseRecord),
+    Parse(Box<ParseRecord>),
     Cn(CnRecord),
 }
 

@@ -291,6 +291,7 @@ impl RtlParserRecord {
         let aeth = on(self.aeth_valid);
         let atomic = on(self.atomic_valid);
         let deth = on(self.deth_valid);
+        let pfc = on(self.pfc_valid);
         // The address layout follows the EtherType, as the parser's does.
         let ip_addr = |hi: u64, lo: u64| match self.eth_type as u16 {
             ethertype::IPV6 => IpAddr::from(Ipv6Addr::from(u128::from(hi) << 64 | u128::from(lo))),
@@ -342,6 +343,14 @@ impl RtlParserRecord {
             atomic_compare: atomic.then_some(self.atomic_compare),
             atomic_ack_orig: on(self.atomic_ack_valid).then_some(self.atomic_ack_orig),
             cnp_extent: on(self.cnp_valid).then_some(self.cnp_extent as u16),
+            mac_control_opcode: on(self.mac_control_valid).then_some(self.mac_control_opcode as u16),
+            pause_time: on(self.pause_valid).then_some(self.pause_time as u16),
+            pfc_enable: pfc.then_some(self.pfc_enable as u16),
+            // Priority 0 in the port's top bits.
+            pfc_quanta: pfc.then(|| {
+                let quanta = u128::from(self.pfc_quanta_hi) << 64 | u128::from(self.pfc_quanta_lo);
+                std::array::from_fn(|p| (quanta >> (16 * (7 - p))) as u16)
+            }),
         })
     }
 }

@@ -11,7 +11,7 @@ use metaroce_golden::frame::{pad_to_minimum, UdpFrameRepr};
 use metaroce_golden::opcode;
 use metaroce_golden::wire::{
     ip_proto, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, DethRepr, EthernetRepr, IethRepr, ImmDtRepr, IpRepr,
-    Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, ROCE_V2_UDP_PORT,
+    Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, VlanTag, ROCE_V2_UDP_PORT,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,4 +226,20 @@ pub fn ext_headers_for(op: u8, seq: u32) -> Vec<u8> {
 /// Every opcode RoCEv2 carries, in numeric order.
 pub fn carried_opcodes() -> Vec<u8> {
     (0..=255u8).filter(|&op| opcode::ext_headers(op).is_some()).collect()
+}
+
+/// `frame` with VLAN tags (TPID, PCP, VID; outermost first) inserted after
+/// its addresses, each tag naming the next TPID or the frame's EtherType.
+pub fn with_vlan_tags(frame: Vec<u8>, tags: &[(u16, u8, u16)]) -> Vec<u8> {
+    let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+    let mut out = frame[..12].to_vec();
+    out.extend_from_slice(&tags.first().map_or(ethertype, |t| t.0).to_be_bytes());
+    for (i, &(_, pcp, vid)) in tags.iter().enumerate() {
+        let next = tags.get(i + 1).map_or(ethertype, |t| t.0);
+        let mut tag = [0u8; VlanRepr::LEN];
+        VlanRepr { pcp, dei: false, vid, ethertype: next }.emit(&mut VlanTag::new_unchecked(&mut tag[..]));
+        out.extend_from_slice(&tag);
+    }
+    out.extend_from_slice(&frame[14..]);
+    out
 }

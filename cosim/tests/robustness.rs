@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use metaroce_cosim::capture::{write_capture, CaptureReader, Frame, GenFrame};
-use metaroce_cosim::fuzz::run_fuzz;
+use metaroce_cosim::fuzz::{fuzz_frame, run_fuzz};
 use metaroce_cosim::rtl::{Model, ModelKind, DATA_WIDTHS};
 use metaroce_golden::{parse_frame, ParserConfig};
 use proptest::prelude::*;
@@ -24,6 +24,25 @@ fn twenty_thousand_fuzzed_frames_per_width_match() {
         }
         assert!(outcome.frames >= 20_000, "w{width}: only {} frames", outcome.frames);
         eprintln!("w{width}: {} frames in {} cases", outcome.frames, outcome.cases);
+    }
+}
+
+#[test]
+fn the_fuzzer_makes_pause_and_pfc_frames_and_breaks_them() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    let mut seen = std::collections::BTreeMap::new();
+    // As many frames as CI's differential fuzz runs per width.
+    for _ in 0..20_000 {
+        let frame = fuzz_frame().new_tree(&mut runner).unwrap().current();
+        let r = parse_frame(&frame.bytes(), frame.mac_error, &ParserConfig::default());
+        *seen.entry(r.error.map_or(r.class.name(), |e| e.name())).or_insert(0u32) += 1;
+    }
+    eprintln!("{seen:?}");
+    for outcome in ["flow_control", "truncated_mac_control", "unknown_mac_control_opcode"] {
+        assert!(seen.get(outcome).copied().unwrap_or(0) >= 10, "{outcome} in 20,000 fuzzed frames: {seen:?}");
     }
 }
 

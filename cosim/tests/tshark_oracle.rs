@@ -1,6 +1,6 @@
-//! tshark as an outside oracle for the parser: for every RoCE frame of
-//! every capture, each field tshark decodes equals the golden record's,
-//! addresses included.
+//! tshark as an outside oracle for the parser: for every RoCE frame and
+//! every MAC Control frame (PAUSE, PFC, an unknown opcode) of every capture,
+//! each field tshark decodes equals the golden record's, addresses included.
 //! tshark 4.0 has no FECN/BECN fields and prints AtomicETH's VA and R_Key
 //! under the RETH names; it does not verify the ICRC, only prints it.
 
@@ -48,6 +48,17 @@ const FIELDS: &[(&str, FieldMap)] = &[
     ("ip.dsfield.ecn", |r| (r.ip_version == Some(4)).then_some(r.ecn?.into())),
     ("ipv6.tclass.dscp", |r| (r.ip_version == Some(6)).then_some(r.dscp?.into())),
     ("ipv6.tclass.ecn", |r| (r.ip_version == Some(6)).then_some(r.ecn?.into())),
+    ("macc.opcode", |r| r.mac_control_opcode.map(u64::from)),
+    ("macc.pause_time", |r| r.pause_time.map(u64::from)),
+    ("macc.cbfc.enbv", |r| r.pfc_enable.map(u64::from)),
+    ("macc.cbfc.pause_time.c0", |r| Some(r.pfc_quanta?[0].into())),
+    ("macc.cbfc.pause_time.c1", |r| Some(r.pfc_quanta?[1].into())),
+    ("macc.cbfc.pause_time.c2", |r| Some(r.pfc_quanta?[2].into())),
+    ("macc.cbfc.pause_time.c3", |r| Some(r.pfc_quanta?[3].into())),
+    ("macc.cbfc.pause_time.c4", |r| Some(r.pfc_quanta?[4].into())),
+    ("macc.cbfc.pause_time.c5", |r| Some(r.pfc_quanta?[5].into())),
+    ("macc.cbfc.pause_time.c6", |r| Some(r.pfc_quanta?[6].into())),
+    ("macc.cbfc.pause_time.c7", |r| Some(r.pfc_quanta?[7].into())),
 ];
 
 /// Address fields, compared as text: tshark prints MACs as aa:bb:.. and
@@ -93,9 +104,10 @@ fn tshark_number(field: &str, text: &str) -> u64 {
 }
 
 #[test]
-fn golden_records_agree_with_tshark_on_every_roce_frame() {
+fn golden_records_agree_with_tshark_on_every_roce_and_mac_control_frame() {
     let tshark = std::env::var("TSHARK").unwrap_or_else(|_| "tshark".into());
     let mut compared = 0usize;
+    let mut mac_control_compared = 0usize;
     for capture in common::captures() {
         let mut cmd = Command::new(&tshark);
         cmd.arg("-r").arg(&capture);
@@ -121,14 +133,19 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
         assert_eq!(lines.len(), frames.len(), "{}: tshark saw a different number of frames", capture.display());
         for (frame, line) in frames.iter().zip(lines) {
             let record = parse_frame(&frame.data, frame.mac_error, &ParserConfig::default());
-            if record.class != FrameClass::Roce {
+            let mac_control = record.mac_control_opcode.is_some();
+            if record.class != FrameClass::Roce && !mac_control {
                 continue;
             }
             let columns: Vec<&str> = line.split('\t').collect();
             let at = format!("{} frame {}", capture.display(), frame.index);
             assert_eq!(columns[0], frame.index.to_string(), "{at}");
-            let opcode_column = 1 + FIELDS.iter().position(|(f, _)| *f == "infiniband.bth.opcode").unwrap();
-            assert!(!columns[opcode_column].is_empty(), "{at}: golden says RoCE, tshark decodes no BTH");
+            let column = |name: &str| columns[1 + FIELDS.iter().position(|(f, _)| *f == name).unwrap()];
+            if mac_control {
+                assert!(!column("macc.opcode").is_empty(), "{at}: golden says MAC Control, tshark decodes none");
+            } else {
+                assert!(!column("infiniband.bth.opcode").is_empty(), "{at}: golden says RoCE, tshark decodes no BTH");
+            }
             for ((field, golden), text) in FIELDS.iter().zip(&columns[1..]) {
                 let expected = golden(&record);
                 if text.is_empty() || !field_applies(field, &frame.data) {
@@ -138,6 +155,7 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
                 }
                 assert_eq!(expected, Some(tshark_number(field, text)), "{at}: {field} (tshark `{text}`)");
                 compared += 1;
+                mac_control_compared += usize::from(field.starts_with("macc."));
             }
             for ((field, golden), text) in TEXT_FIELDS.iter().zip(&columns[1 + FIELDS.len()..]) {
                 if !text.is_empty() {
@@ -147,6 +165,8 @@ fn golden_records_agree_with_tshark_on_every_roce_frame() {
             }
         }
     }
-    println!("tshark agreed on {compared} field values");
+    println!("tshark agreed on {compared} field values, {mac_control_compared} of them MAC Control fields");
     assert!(compared > 300_000, "only {compared} field values compared");
+    // 16 PFC frames of 10 fields, 6 PAUSE frames of 2 and 8 unknown opcodes.
+    assert!(mac_control_compared >= 180, "only {mac_control_compared} MAC Control field values compared");
 }

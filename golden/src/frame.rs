@@ -4,7 +4,9 @@
 //! simulator's packets).
 
 use crate::icrc::{icrc, IcrcIp};
-use crate::wire::{BthRepr, EthernetFrame, EthernetRepr, IpRepr, UdpPacket, UdpRepr, VlanRepr, VlanTag};
+use crate::wire::{
+    ethertype, BthRepr, EthernetFrame, EthernetRepr, IpRepr, MacControlRepr, UdpPacket, UdpRepr, VlanRepr, VlanTag,
+};
 
 /// Ethernet minimum frame length without the FCS; shorter frames are padded.
 pub const MIN_FRAME_LEN: usize = 60;
@@ -94,6 +96,20 @@ impl RoceRepr<'_> {
         pad_to_minimum(&mut frame);
         frame
     }
+}
+
+/// The destination of PAUSE and PFC frames: the MAC Control multicast
+/// address no bridge forwards (IEEE 802.3 Annex 31B.3.1).
+pub const MAC_CONTROL_DST: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
+
+/// A PAUSE or PFC frame from `src` to [`MAC_CONTROL_DST`], padded to the
+/// minimum frame.
+pub fn mac_control_frame(src: [u8; 6], body: &MacControlRepr) -> Vec<u8> {
+    let ethernet = EthernetRepr { dst_addr: MAC_CONTROL_DST, src_addr: src, ethertype: ethertype::MAC_CONTROL };
+    let mut frame = ethernet.to_bytes().to_vec();
+    frame.extend_from_slice(&body.to_bytes());
+    pad_to_minimum(&mut frame);
+    frame
 }
 
 /// Pads a frame with zeros to [`MIN_FRAME_LEN`].

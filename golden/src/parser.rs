@@ -12,7 +12,7 @@ use crate::opcode::{self, ExtHeaders};
 use crate::record::{FrameClass, MacAddr, ParseError, ParseRecord, FRAME_LEN_MAX};
 use crate::wire::{
     self, ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, CnpPayload, Deth, EthernetFrame, Ieth, ImmDt,
-    Ipv4Packet, Ipv6Packet, Reth, UdpPacket, VlanTag,
+    Ipv4Packet, Ipv6Packet, MacControl, MacControlRepr, Reth, UdpPacket, VlanTag,
 };
 
 /// Run-time parameters of the parser (RTL parameters of the same meaning).
@@ -31,6 +31,8 @@ impl Default for ParserConfig {
 /// Why parsing stopped before the ICRC.
 enum Stop {
     NonRoce,
+    /// A PAUSE or PFC frame, its fields recorded.
+    FlowControl,
     Error(ParseError),
 }
 use Stop::NonRoce;
@@ -58,6 +60,7 @@ pub fn parse_frame(frame: &[u8], mac_error: bool, config: &ParserConfig) -> Pars
     match outcome {
         Ok(()) => record.class = FrameClass::Roce,
         Err(NonRoce) => record.class = FrameClass::NonRoce,
+        Err(Stop::FlowControl) => record.class = FrameClass::FlowControl,
         Err(Stop::Error(e)) => {
             record.class = FrameClass::Error;
             record.error = Some(e);
@@ -71,6 +74,7 @@ fn parse_layers(frame: &[u8], config: &ParserConfig, rec: &mut ParseRecord) -> R
     let ip = match rec.eth_type {
         Some(ethertype::IPV4) => parse_ipv4(ip, rec)?,
         Some(ethertype::IPV6) => parse_ipv6(ip, rec)?,
+        Some(ethertype::MAC_CONTROL) => return parse_mac_control(ip, rec),
         _ => return Err(NonRoce),
     };
     parse_roce(&ip, config, rec)
@@ -97,6 +101,27 @@ fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8]
     rec.eth_dst = Some(MacAddr(eth.dst_addr()));
     rec.eth_src = Some(MacAddr(eth.src_addr()));
     Ok(rest)
+}
+
+/// A MAC Control frame after its EtherType: short when the frame ends
+/// before the opcode's parameters (`SPEC.md` §3.3), then the opcode.
+fn parse_mac_control(body: &[u8], rec: &mut ParseRecord) -> Result<(), Stop> {
+    let truncated = ParseError::TruncatedMacControl;
+    let opcode = MacControl::new_checked(body).map_err(|_| truncated)?.opcode();
+    let repr = match MacControlRepr::parse(body) {
+        Err(wire::Error::Truncated) => return Err(truncated.into()),
+        Err(wire::Error::Malformed) => None,
+        Ok(repr) => Some(repr),
+    };
+    rec.mac_control_opcode = Some(opcode);
+    match repr {
+        None => return Err(ParseError::UnknownMacControlOpcode.into()),
+        Some(MacControlRepr::Pause { pause_time }) => rec.pause_time = Some(pause_time),
+        Some(MacControlRepr::Pfc { class_enable, pause_times }) => {
+            (rec.pfc_enable, rec.pfc_quanta) = (Some(class_enable), Some(pause_times));
+        }
+    }
+    Err(Stop::FlowControl)
 }
 
 fn parse_ipv4<'a>(ip: &'a [u8], rec: &mut ParseRecord) -> Result<IpPayload<'a>, Stop> {
@@ -314,5 +339,60 @@ mod tests {
         let frame = only_frame(include_bytes!("../../pcaps/external/cnp_connectx4lx.pcap"));
         let r = parse_frame(frame, true, &ParserConfig::default());
         assert_eq!((r.error, r.opcode), (Some(ParseError::MacError), None));
+    }
+
+    #[test]
+    fn external_pause_frames_from_ax88772() {
+        // Two 60-byte frames, each after a 16-byte record header.
+        let pcap = include_bytes!("../../pcaps/external/pause_ax88772.pcap");
+        for (at, time) in [(40, 0), (40 + 60 + 16, 0xFFFF)] {
+            let r = parse_frame(&pcap[at..at + 60], false, &ParserConfig::default());
+            assert_eq!((r.class, r.mac_control_opcode, r.pause_time), (FrameClass::FlowControl, Some(1), Some(time)));
+            assert_eq!(r.eth_dst, Some(MacAddr([0x01, 0x80, 0xC2, 0, 0, 1])));
+        }
+    }
+
+    /// A PFC frame written out byte by byte (IEEE 802.3 Annex 31D): priorities
+    /// 0 and 3 enabled, padded to the 60-byte minimum.
+    fn pfc_bytes() -> Vec<u8> {
+        let mut f =
+            vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0x07, 0x88, 0x08, 0x01, 0x01, 0x00, 0x09];
+        f.extend_from_slice(&[0xFF, 0xFF, 0, 0, 0, 0, 0x00, 0x10, 0, 0, 0, 0, 0, 0, 0, 0]);
+        f.resize(60, 0);
+        f
+    }
+
+    #[test]
+    fn pfc_and_pause_frames() {
+        let config = ParserConfig::default();
+        let r = parse_frame(&pfc_bytes(), false, &config);
+        assert_eq!((r.class, r.error, r.mac_control_opcode), (FrameClass::FlowControl, None, Some(0x0101)));
+        assert_eq!((r.pfc_enable, r.pfc_quanta), (Some(9), Some([0xFFFF, 0, 0, 0x10, 0, 0, 0, 0])));
+        assert_eq!((r.pause_time, r.ip_version), (None, None));
+
+        let mut pause = pfc_bytes();
+        pause[14] = 0x00; // opcode 0x0001, pause time 0x0009
+        let r = parse_frame(&pause, false, &config);
+        assert_eq!(
+            (r.class, r.mac_control_opcode, r.pause_time, r.pfc_enable),
+            (FrameClass::FlowControl, Some(1), Some(9), None)
+        );
+
+        // Short: the PFC parameters end at byte 34, the PAUSE ones at 18.
+        let r = parse_frame(&pfc_bytes()[..33], false, &config);
+        assert_eq!(
+            (r.error, r.mac_control_opcode, r.eth_type),
+            (Some(ParseError::TruncatedMacControl), None, Some(0x8808))
+        );
+        assert_eq!(parse_frame(&pfc_bytes()[..34], false, &config).class, FrameClass::FlowControl);
+        assert_eq!(parse_frame(&pause[..17], false, &config).error, Some(ParseError::TruncatedMacControl));
+        assert_eq!(parse_frame(&pause[..18], false, &config).class, FrameClass::FlowControl);
+        assert_eq!(parse_frame(&pause[..15], false, &config).error, Some(ParseError::TruncatedMacControl));
+
+        let mut unknown = pfc_bytes();
+        unknown[14] = 0x00;
+        unknown[15] = 0x02; // GATE (EPON): not flow control
+        let r = parse_frame(&unknown[..16], false, &config);
+        assert_eq!((r.error, r.mac_control_opcode), (Some(ParseError::UnknownMacControlOpcode), Some(2)));
     }
 }

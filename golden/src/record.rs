@@ -14,10 +14,13 @@ pub enum FrameClass {
     Roce,
     NonRoce,
     Error,
+    /// An 802.3x PAUSE or 802.1Qbb PFC frame (`SPEC.md` §3.2).
+    FlowControl,
 }
 
 impl FrameClass {
-    pub const ALL: [FrameClass; 3] = [FrameClass::Roce, FrameClass::NonRoce, FrameClass::Error];
+    pub const ALL: [FrameClass; 4] =
+        [FrameClass::Roce, FrameClass::NonRoce, FrameClass::Error, FrameClass::FlowControl];
     /// The 2-bit code on the RTL's `m_meta_class` port.
     pub fn code(self) -> u8 {
         self as u8
@@ -30,12 +33,15 @@ impl FrameClass {
             FrameClass::Roce => "roce",
             FrameClass::NonRoce => "non_roce",
             FrameClass::Error => "error",
+            FrameClass::FlowControl => "flow_control",
         }
     }
 }
 
 /// Error classes, in priority order: when several apply, the first listed
-/// wins, because the parser checks outer layers before inner ones.
+/// wins, because the parser checks outer layers before inner ones. The MAC
+/// Control classes come last but follow the Ethernet ones in priority: no
+/// frame can have both them and an IP or RoCE class (the EtherType decides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ParseError {
     /// The MAC flagged the frame (AXI-Stream `tuser` on the last beat;
@@ -59,10 +65,14 @@ pub enum ParseError {
     TruncatedExt,
     TooShortForIcrc,
     BadIcrc,
+    /// A MAC Control frame that ends before its opcode's parameters.
+    TruncatedMacControl,
+    /// A MAC Control opcode other than PAUSE and PFC.
+    UnknownMacControlOpcode,
 }
 
 impl ParseError {
-    pub const ALL: [ParseError; 18] = [
+    pub const ALL: [ParseError; 20] = [
         ParseError::MacError,
         ParseError::TruncatedEth,
         ParseError::TruncatedIp,
@@ -81,6 +91,8 @@ impl ParseError {
         ParseError::TruncatedExt,
         ParseError::TooShortForIcrc,
         ParseError::BadIcrc,
+        ParseError::TruncatedMacControl,
+        ParseError::UnknownMacControlOpcode,
     ];
     /// The 5-bit code on the RTL's `m_meta_error` port (0 = no error).
     pub fn code(self) -> u8 {
@@ -110,6 +122,8 @@ impl ParseError {
             ParseError::TruncatedExt => "truncated_ext",
             ParseError::TooShortForIcrc => "too_short_for_icrc",
             ParseError::BadIcrc => "bad_icrc",
+            ParseError::TruncatedMacControl => "truncated_mac_control",
+            ParseError::UnknownMacControlOpcode => "unknown_mac_control_opcode",
         }
     }
 }
@@ -198,6 +212,16 @@ pub struct ParseRecord {
     /// The MetaRoCE CE extent of a CNP whose reserved bytes carry the tag
     /// (`SPEC.md` §6.3), Q1.15.
     pub cnp_extent: Option<u16>,
+    // MAC Control (PAUSE and PFC)
+    /// The MAC Control opcode, when the frame holds its opcode's parameters.
+    pub mac_control_opcode: Option<u16>,
+    /// A PAUSE frame's pause time, in quanta of 512 bit times.
+    pub pause_time: Option<u16>,
+    /// A PFC frame's class-enable vector: bit p enables priority p (the top
+    /// byte is reserved and reported as it is).
+    pub pfc_enable: Option<u16>,
+    /// A PFC frame's pause time per priority, priority 0 first, in quanta.
+    pub pfc_quanta: Option<[u16; 8]>,
 }
 
 /// A MAC address; JSON `"aa:bb:cc:dd:ee:ff"`, as tshark prints it.

@@ -47,6 +47,12 @@ fn metaroce_defs_vh() -> String {
     let mut errors = vec![("none", 0)];
     errors.extend(ParseError::ALL.iter().map(|e| (e.name(), e.code())));
     group(&mut out, "Parse error, m_meta_error, 0 for none (golden/src/record.rs ParseError).", "ERR", 5, &errors);
+    let last = ParseError::ALL.iter().map(|e| e.code()).max().unwrap_or(0);
+    writeln!(
+        out,
+        "// The highest code: the RTL's assertions refuse any above it.\nlocalparam [4:0] ERR_LAST = 5'd{last};"
+    )
+    .unwrap();
     let kinds: Vec<_> = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData]
         .iter()
         .map(|&k| (kind_name(k), k as u8))

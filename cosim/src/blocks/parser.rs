@@ -121,8 +121,12 @@ fn cosim_frames(
                 let at = (frame.index, frame.time_ns);
                 compare.diverged_at(0, DivergenceKind::GoldenModelError, at, rtl.cycles(), detail, vec![])
             })?;
-            let t =
-                Transaction { frame: frame.index, time_ns: frame.time_ns, cycle: None, record: Record::Parse(record) };
+            let t = Transaction {
+                frame: frame.index,
+                time_ns: frame.time_ns,
+                cycle: None,
+                record: Record::Parse(Box::new(record)),
+            };
             compare.expect(0, t);
         }
         let clock = run.phases.golden.lap(clock);
@@ -166,7 +170,7 @@ fn check_all(compare: &mut StreamComparator, rtl: &RtlParser, run: &mut CaptureR
         .records()
         .iter()
         .filter(|r| r.cycle < before)
-        .try_for_each(|r| compare.check(0, r.to_parse_record().map(Record::Parse), None, r.cycle));
+        .try_for_each(|r| compare.check(0, r.to_parse_record().map(|p| Record::Parse(Box::new(p))), None, r.cycle));
     run.frames_matched = compare.matched(0);
     checked?;
     let Some((message, cycle)) = assertion else { return Ok(()) };

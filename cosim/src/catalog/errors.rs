@@ -1,9 +1,11 @@
 //! One capture per parse error class.
 
-use metaroce_golden::wire::ethertype;
+use metaroce_golden::frame::mac_control_frame;
+use metaroce_golden::wire::{ethertype, MacControlRepr, PFC_PRIORITIES};
 use metaroce_golden::ParseError;
 
 use super::entry::{roce, Capture};
+use crate::addresses::host_mac;
 use crate::capture::GenFrame;
 use crate::stimuli::{fix_ipv4_checksum, RoceFrame, L3};
 
@@ -208,6 +210,36 @@ pub(super) fn captures() -> Vec<Capture> {
             ],
         ),
     ];
+    // MAC Control: cut inside the opcode or its parameters; opcodes that are
+    // neither PAUSE nor PFC (0x0002-0x0006 are EPON's, IEEE 802.3 Table 31A-1).
+    let pfc = MacControlRepr::Pfc { class_enable: 0x00FF, pause_times: [0xFFFF; PFC_PRIORITIES] };
+    let pause = MacControlRepr::Pause { pause_time: 0xFFFF };
+    per_class.push((
+        E::TruncatedMacControl,
+        vec![
+            cut(mac_control_frame(host_mac(1), &pfc), 14),
+            cut(mac_control_frame(host_mac(1), &pfc), 15),
+            cut(mac_control_frame(host_mac(1), &pfc), 16),
+            cut(mac_control_frame(host_mac(1), &pfc), 14 + 19),
+            cut(mac_control_frame(host_mac(2), &pause), 14 + 3),
+        ],
+    ));
+    per_class.push((
+        E::UnknownMacControlOpcode,
+        [0x0000u16, 0x0002, 0x0003, 0x0006, 0x0100, 0x0102, 0x8808, 0xFFFF]
+            .iter()
+            .enumerate()
+            .map(|(i, &opcode)| {
+                let mut f = mac_control_frame(host_mac(3), &pfc);
+                set_u16(&mut f, 14, opcode);
+                // One ends right after its opcode: an unknown opcode needs no more.
+                if i == 0 {
+                    f.truncate(16);
+                }
+                f
+            })
+            .collect(),
+    ));
     let mut captures: Vec<Capture> = per_class
         .drain(..)
         .map(|(error, frames)| Capture {

@@ -1,13 +1,13 @@
 //! The captures of valid and non-RoCE frames.
 
-use metaroce_golden::frame::MIN_FRAME_LEN;
-use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, ROCE_V2_UDP_PORT};
+use metaroce_golden::frame::{mac_control_frame, MIN_FRAME_LEN};
+use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, MacControlRepr, PFC_PRIORITIES, ROCE_V2_UDP_PORT};
 
 use super::entry::{roce, Capture};
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::capture::GenFrame;
 use crate::dice::seq_value;
-use crate::stimuli::{carried_opcodes, RoceFrame, L3};
+use crate::stimuli::{carried_opcodes, with_vlan_tags, RoceFrame, L3};
 
 /// The valid captures, in the order `gen` writes them.
 pub(super) fn captures() -> Vec<Capture> {
@@ -20,6 +20,7 @@ pub(super) fn captures() -> Vec<Capture> {
         valid("pad_cnt.pcap", pad_cnt()),
         valid("frame_sizes.pcap", frame_sizes()),
         valid("non_roce.pcap", non_roce()),
+        valid("flow_control.pcap", flow_control()),
         valid("back_to_back.pcap", back_to_back()),
     ]
 }
@@ -173,6 +174,48 @@ fn non_roce() -> Vec<Vec<u8>> {
     // A RoCE frame behind two VLAN tags still counts; behind three it does not.
     let (c, s) = (ethertype::VLAN_CTAG, ethertype::VLAN_STAG);
     frames.push(roce(0x04, 7100).tagged(&[(s, 0, 1), (c, 0, 2), (c, 0, 3)]).build());
+    frames
+}
+
+/// PAUSE and PFC frames (IEEE 802.3 Annex 31B, 31D) between RoCE frames:
+/// enable vectors from none to all, pause times from 0 (resume) to 0xFFFF,
+/// the reserved enable byte set, behind VLAN tags, and unpadded frames that
+/// end right after their parameters.
+fn flow_control() -> Vec<Vec<u8>> {
+    let pfc = |class_enable: u16, seq: u32| MacControlRepr::Pfc {
+        class_enable,
+        pause_times: std::array::from_fn(|p| seq_value(seq, 60 + p as u32) as u16),
+    };
+    let mut bodies = vec![
+        pfc(0x00FF, 9000),
+        pfc(0x0000, 9001),
+        MacControlRepr::Pfc { class_enable: 0x0008, pause_times: [0, 0, 0, 0xFFFF, 0, 0, 0, 0] },
+        MacControlRepr::Pfc { class_enable: 0x0008, pause_times: [0; PFC_PRIORITIES] },
+        pfc(0xA501, 9002),
+        MacControlRepr::Pause { pause_time: 0xFFFF },
+        MacControlRepr::Pause { pause_time: 0 },
+        MacControlRepr::Pause { pause_time: seq_value(9003, 60) as u16 },
+    ];
+    bodies.extend((0..PFC_PRIORITIES).map(|p| pfc(1 << p, 9010 + p as u32)));
+    let mut frames = Vec::new();
+    for (i, body) in bodies.iter().enumerate() {
+        frames.push(mac_control_frame(host_mac(1 + (i % 4) as u8), body));
+        if i % 3 == 0 {
+            frames.push(roce(0x04, 9100 + i as u32).build());
+        }
+    }
+    // Unpadded: the frame ends with the parameters.
+    for body in [pfc(0x0011, 9020), MacControlRepr::Pause { pause_time: 0x1234 }] {
+        let mut f = mac_control_frame(host_mac(5), &body);
+        f.truncate(EthernetRepr::LEN + body.buffer_len());
+        frames.push(f);
+    }
+    // Behind one and two VLAN tags (802.1Qbb sends PFC untagged; the parser
+    // strips tags before any EtherType).
+    let (c, s) = (ethertype::VLAN_CTAG, ethertype::VLAN_STAG);
+    for (seq, tags) in [(9030u32, vec![(c, 3u8, 100u16)]), (9031, vec![(s, 5, 200), (c, 7, 300)])] {
+        frames.push(with_vlan_tags(mac_control_frame(host_mac(6), &pfc(0x00F0, seq)), &tags));
+    }
     frames
 }
 

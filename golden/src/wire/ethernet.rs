@@ -11,6 +11,8 @@ pub mod ethertype {
     pub const ROCE_V1: u16 = 0x8915;
     pub const VLAN_CTAG: u16 = 0x8100;
     pub const VLAN_STAG: u16 = 0x88A8;
+    /// MAC Control: PAUSE and PFC frames (IEEE 802.3 clause 31).
+    pub const MAC_CONTROL: u16 = 0x8808;
 
     /// True for the two tag protocol identifiers the parser strips.
     pub fn is_vlan_tpid(ethertype: u16) -> bool {

@@ -16,6 +16,7 @@ mod ethernet;
 mod field;
 mod ib;
 mod ip;
+mod mac_control;
 mod udp;
 
 pub use ethernet::{ethertype, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
@@ -25,6 +26,7 @@ pub use ib::{
     DethRepr, Ieth, IethRepr, ImmDt, ImmDtRepr, Reth, RethRepr, BTH_FECN_BECN_OFFSET,
 };
 pub use ip::{ip_proto, ones_complement_sum, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Packet, Ipv6Repr};
+pub use mac_control::{mac_control_opcode, MacControl, MacControlRepr, PauseFrame, PfcFrame, PFC_PRIORITIES};
 pub use udp::{UdpPacket, UdpRepr, ROCE_V2_UDP_PORT, UDP_CHECKSUM_OFFSET};
 
 #[cfg(test)]
