@@ -14,8 +14,8 @@
  *       decodes (BTH; MAC Control and the bytes its opcode needs)
  *   S5  the IP, UDP and MAC Control length checks; the BTH's header and
  *       trailer sizes
- *   S6  the extension and ICRC room checks; the Ethernet and IP checks up to
- *       the IPv4 checksum in priority order ("A")
+ *   S6  the extension and ICRC room checks; the Ethernet, MAC Control and
+ *       IP checks up to the IPv4 checksum in priority order ("A")
  *   S7  the checks after the checksum up to the ICRC in priority order ("B")
  *   S8, S9  held until the IPv4 checksum and the ICRC are known
  * The verdict is combinational from S9 and the two late inputs: A, else a
