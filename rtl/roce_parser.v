@@ -158,8 +158,9 @@ module roce_parser #(
 localparam HDR_BYTES = 130;
 localparam HDR_BEATS = (HDR_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 // Bytes kept from the IP header on (the UDP header starts up to 60 bytes in,
-// and 48 bytes of it are read), the IP header bytes the record reads, and
-// the bytes read from the UDP header on.
+// and 48 bytes of it are read), the IP header bytes the record reads (or a
+// MAC Control frame's opcode and parameters, the same bytes after the
+// EtherType), and the bytes read from the UDP header on.
 localparam L3_BYTES = 108;
 localparam IP_BYTES = 40;
 localparam L4_BYTES = 48;

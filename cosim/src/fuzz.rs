@@ -19,9 +19,8 @@ use crate::capture::{write_capture, GenFrame};
 use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
 use crate::run::FuzzPlan;
-use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, with_vlan_tags, RoceFrame, L3};
-use metaroce_golden::frame::mac_control_frame;
-use metaroce_golden::wire::{ethertype, ip_proto, mac_control_opcode, MacControlRepr, ROCE_V2_UDP_PORT};
+use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, tagged_mac_control_frame, RoceFrame, L3};
+use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, MacControlRepr, PfcFrame, VlanRepr, ROCE_V2_UDP_PORT};
 use std::io::Write;
 use std::time::Instant;
 
@@ -56,25 +55,21 @@ pub enum LengthField {
 #[derive(Debug, Clone)]
 pub struct FuzzFrame {
     pub base: RoceFrame,
-    /// When set, the frame is a MAC Control frame with this opcode and
-    /// these nine parameter words (a PFC frame's layout), behind `base`'s
-    /// VLAN tags, instead of `base`.
-    pub mac_control: Option<(u16, [u16; 9])>,
+    /// When set, the frame is this MAC Control frame, behind `base`'s VLAN
+    /// tags, instead of `base`.
+    pub mac_control: Option<MacControlRepr>,
     pub mutation: Mutation,
     pub mac_error: bool,
 }
 
 impl FuzzFrame {
     pub fn bytes(&self) -> Vec<u8> {
-        if let Some((opcode, [class_enable, pause_times @ ..])) = self.mac_control {
-            let body = MacControlRepr::Pfc { class_enable, pause_times };
-            let mut bytes = mac_control_frame(host_mac(1), &body);
-            bytes[14..16].copy_from_slice(&opcode.to_be_bytes());
-            let mut bytes = with_vlan_tags(bytes, &self.base.vlans);
-            // A cut lands in the headers and parameters (a cut in the
-            // padding changes nothing); the lengths a lie would overwrite
-            // are the RoCE frame's.
-            let parameters_end = 14 + 4 * self.base.vlans.len() + 20;
+        if let Some(body) = self.mac_control {
+            let mut bytes = tagged_mac_control_frame(&self.base.vlans, host_mac(1), body);
+            // A cut lands in the headers and the longest parameters (a cut
+            // in the padding changes nothing); the lengths a lie would
+            // overwrite are the RoCE frame's.
+            let parameters_end = EthernetRepr::LEN + VlanRepr::LEN * self.base.vlans.len() + PfcFrame::<&[u8]>::LEN;
             match &self.mutation {
                 Mutation::Flip(flips) => flip(&mut bytes, flips),
                 Mutation::Truncate(at) => bytes.truncate(at.index(parameters_end + 1)),
@@ -158,10 +153,15 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     ]
 }
 
-fn mac_control() -> impl Strategy<Value = Option<(u16, [u16; 9])>> {
-    let opcode =
-        prop_oneof![3 => Just(mac_control_opcode::PFC), 2 => Just(mac_control_opcode::PAUSE), 1 => any::<u16>()];
-    prop::option::weighted(0.1, (opcode, prop::array::uniform9(any::<u16>())))
+fn mac_control() -> impl Strategy<Value = Option<MacControlRepr>> {
+    let pfc = (any::<u16>(), prop::array::uniform8(any::<u16>()))
+        .prop_map(|(class_enable, pause_times)| MacControlRepr::Pfc { class_enable, pause_times });
+    let body = prop_oneof![
+        3 => pfc,
+        2 => any::<u16>().prop_map(|pause_time| MacControlRepr::Pause { pause_time }),
+        1 => any::<u16>().prop_map(|opcode| MacControlRepr::Other { opcode }),
+    ];
+    prop::option::weighted(0.1, body)
 }
 
 pub fn fuzz_frame() -> impl Strategy<Value = FuzzFrame> {

@@ -7,11 +7,11 @@
 
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::dice::seq_value;
-use metaroce_golden::frame::{pad_to_minimum, UdpFrameRepr};
+use metaroce_golden::frame::{pad_to_minimum, MacControlFrameRepr, UdpFrameRepr, MAC_CONTROL_DST};
 use metaroce_golden::opcode;
 use metaroce_golden::wire::{
-    ip_proto, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, DethRepr, EthernetRepr, IethRepr, ImmDtRepr, IpRepr,
-    Ipv4Packet, Ipv4Repr, Ipv6Repr, RethRepr, UdpRepr, VlanRepr, VlanTag, ROCE_V2_UDP_PORT,
+    ethertype, ip_proto, AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, DethRepr, EthernetRepr, IethRepr,
+    ImmDtRepr, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Repr, MacControlRepr, RethRepr, UdpRepr, VlanRepr, ROCE_V2_UDP_PORT,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +113,7 @@ impl RoceFrame {
         let transport_len = self.transport_len.unwrap_or(with_icrc);
 
         let ip = self.ip_repr();
-        let vlans = self.vlan_reprs(ip.ethertype());
+        let vlans = vlan_chain(&self.vlans, ip.ethertype());
         let (src, dst) = self.hosts;
         let headers = UdpFrameRepr {
             ethernet: EthernetRepr {
@@ -141,16 +141,6 @@ impl RoceFrame {
         }
         pad_to_minimum(&mut frame);
         frame
-    }
-
-    /// The tags, each naming what follows it: the next tag's TPID, or `ip_type`.
-    fn vlan_reprs(&self, ip_type: u16) -> Vec<VlanRepr> {
-        let next = |i: usize| self.vlans.get(i + 1).map_or(ip_type, |t| t.0);
-        self.vlans
-            .iter()
-            .enumerate()
-            .map(|(i, &(_, pcp, vid))| VlanRepr { pcp, dei: false, vid, ethertype: next(i) })
-            .collect()
     }
 
     fn ip_repr(&self) -> IpRepr<'_> {
@@ -228,18 +218,17 @@ pub fn carried_opcodes() -> Vec<u8> {
     (0..=255u8).filter(|&op| opcode::ext_headers(op).is_some()).collect()
 }
 
-/// `frame` with VLAN tags (TPID, PCP, VID; outermost first) inserted after
-/// its addresses, each tag naming the next TPID or the frame's EtherType.
-pub fn with_vlan_tags(frame: Vec<u8>, tags: &[(u16, u8, u16)]) -> Vec<u8> {
-    let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
-    let mut out = frame[..12].to_vec();
-    out.extend_from_slice(&tags.first().map_or(ethertype, |t| t.0).to_be_bytes());
-    for (i, &(_, pcp, vid)) in tags.iter().enumerate() {
-        let next = tags.get(i + 1).map_or(ethertype, |t| t.0);
-        let mut tag = [0u8; VlanRepr::LEN];
-        VlanRepr { pcp, dei: false, vid, ethertype: next }.emit(&mut VlanTag::new_unchecked(&mut tag[..]));
-        out.extend_from_slice(&tag);
-    }
-    out.extend_from_slice(&frame[14..]);
-    out
+/// Tags given as (TPID, PCP, VID), outermost first, each naming what
+/// follows it: the next tag's TPID, or `inner_type`.
+pub fn vlan_chain(tags: &[(u16, u8, u16)], inner_type: u16) -> Vec<VlanRepr> {
+    let next = |i: usize| tags.get(i + 1).map_or(inner_type, |t| t.0);
+    tags.iter().enumerate().map(|(i, &(_, pcp, vid))| VlanRepr { pcp, dei: false, vid, ethertype: next(i) }).collect()
+}
+
+/// A MAC Control frame from `src` to the MAC Control address, behind VLAN
+/// tags given as (TPID, PCP, VID), outermost first.
+pub fn tagged_mac_control_frame(tags: &[(u16, u8, u16)], src: [u8; 6], body: MacControlRepr) -> Vec<u8> {
+    let first_type = tags.first().map_or(ethertype::MAC_CONTROL, |t| t.0);
+    let ethernet = EthernetRepr { dst_addr: MAC_CONTROL_DST, src_addr: src, ethertype: first_type };
+    MacControlFrameRepr { ethernet, vlans: &vlan_chain(tags, ethertype::MAC_CONTROL), body }.emit()
 }

@@ -5,7 +5,8 @@
 
 use crate::icrc::{icrc, IcrcIp};
 use crate::wire::{
-    ethertype, BthRepr, EthernetFrame, EthernetRepr, IpRepr, MacControlRepr, UdpPacket, UdpRepr, VlanRepr, VlanTag,
+    ethertype, BthRepr, EthernetFrame, EthernetRepr, IpRepr, MacControl, MacControlRepr, UdpPacket, UdpRepr, VlanRepr,
+    VlanTag,
 };
 
 /// Ethernet minimum frame length without the FCS; shorter frames are padded.
@@ -50,11 +51,7 @@ impl UdpFrameRepr<'_> {
         let header_len = self.header_len();
         let mut frame = Vec::with_capacity(header_len + payload_len + ICRC_LEN);
         frame.resize(header_len, 0);
-        self.ethernet.emit(&mut EthernetFrame::new_unchecked(&mut frame[..]));
-        for (i, tag) in self.vlans.iter().enumerate() {
-            let at = EthernetRepr::LEN + VlanRepr::LEN * i;
-            tag.emit(&mut VlanTag::new_unchecked(&mut frame[at..]));
-        }
+        emit_ethernet(&self.ethernet, self.vlans, &mut frame);
         let ip_at = self.ip_offset();
         let udp_at = ip_at + self.ip.header_len();
         let mut ip = self.ip;
@@ -102,14 +99,42 @@ impl RoceRepr<'_> {
 /// address no bridge forwards (IEEE 802.3 Annex 31B.3.1).
 pub const MAC_CONTROL_DST: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
 
-/// A PAUSE or PFC frame from `src` to [`MAC_CONTROL_DST`], padded to the
-/// minimum frame.
+/// A MAC Control frame: Ethernet, VLAN tags (802.1Qbb sends none), the
+/// opcode and its parameters, padding. The EtherType chain is the
+/// caller's, as in [`UdpFrameRepr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MacControlFrameRepr<'a> {
+    pub ethernet: EthernetRepr,
+    /// Outermost first.
+    pub vlans: &'a [VlanRepr],
+    pub body: MacControlRepr,
+}
+
+impl MacControlFrameRepr<'_> {
+    /// The frame, padded to the minimum frame.
+    pub fn emit(&self) -> Vec<u8> {
+        let body_at = EthernetRepr::LEN + VlanRepr::LEN * self.vlans.len();
+        let mut frame = vec![0u8; body_at + self.body.buffer_len()];
+        emit_ethernet(&self.ethernet, self.vlans, &mut frame);
+        self.body.emit(&mut MacControl::new_unchecked(&mut frame[body_at..]));
+        pad_to_minimum(&mut frame);
+        frame
+    }
+}
+
+/// An untagged PAUSE or PFC frame from `src` to [`MAC_CONTROL_DST`].
 pub fn mac_control_frame(src: [u8; 6], body: &MacControlRepr) -> Vec<u8> {
     let ethernet = EthernetRepr { dst_addr: MAC_CONTROL_DST, src_addr: src, ethertype: ethertype::MAC_CONTROL };
-    let mut frame = ethernet.to_bytes().to_vec();
-    frame.extend_from_slice(&body.to_bytes());
-    pad_to_minimum(&mut frame);
-    frame
+    MacControlFrameRepr { ethernet, vlans: &[], body: *body }.emit()
+}
+
+/// The Ethernet header and the VLAN tags after it, at the start of `frame`.
+fn emit_ethernet(ethernet: &EthernetRepr, vlans: &[VlanRepr], frame: &mut [u8]) {
+    ethernet.emit(&mut EthernetFrame::new_unchecked(&mut frame[..]));
+    for (i, tag) in vlans.iter().enumerate() {
+        let at = EthernetRepr::LEN + VlanRepr::LEN * i;
+        tag.emit(&mut VlanTag::new_unchecked(&mut frame[at..]));
+    }
 }
 
 /// Pads a frame with zeros to [`MIN_FRAME_LEN`].

@@ -70,11 +70,11 @@ pub fn parse_frame(frame: &[u8], mac_error: bool, config: &ParserConfig) -> Pars
 }
 
 fn parse_layers(frame: &[u8], config: &ParserConfig, rec: &mut ParseRecord) -> Result<(), Stop> {
-    let ip = parse_ethernet(frame, rec)?;
+    let after_tags = parse_ethernet(frame, rec)?;
     let ip = match rec.eth_type {
-        Some(ethertype::IPV4) => parse_ipv4(ip, rec)?,
-        Some(ethertype::IPV6) => parse_ipv6(ip, rec)?,
-        Some(ethertype::MAC_CONTROL) => return parse_mac_control(ip, rec),
+        Some(ethertype::IPV4) => parse_ipv4(after_tags, rec)?,
+        Some(ethertype::IPV6) => parse_ipv6(after_tags, rec)?,
+        Some(ethertype::MAC_CONTROL) => return parse_mac_control(after_tags, rec),
         _ => return Err(NonRoce),
     };
     parse_roce(&ip, config, rec)
@@ -106,20 +106,15 @@ fn parse_ethernet<'a>(frame: &'a [u8], rec: &mut ParseRecord) -> Result<&'a [u8]
 /// A MAC Control frame after its EtherType: short when the frame ends
 /// before the opcode's parameters (`SPEC.md` §3.3), then the opcode.
 fn parse_mac_control(body: &[u8], rec: &mut ParseRecord) -> Result<(), Stop> {
-    let truncated = ParseError::TruncatedMacControl;
-    let opcode = MacControl::new_checked(body).map_err(|_| truncated)?.opcode();
-    let repr = match MacControlRepr::parse(body) {
-        Err(wire::Error::Truncated) => return Err(truncated.into()),
-        Err(wire::Error::Malformed) => None,
-        Ok(repr) => Some(repr),
-    };
-    rec.mac_control_opcode = Some(opcode);
+    let truncated = |_| ParseError::TruncatedMacControl;
+    let repr = MacControlRepr::parse(&MacControl::new_checked(body).map_err(truncated)?).map_err(truncated)?;
+    rec.mac_control_opcode = Some(repr.opcode());
     match repr {
-        None => return Err(ParseError::UnknownMacControlOpcode.into()),
-        Some(MacControlRepr::Pause { pause_time }) => rec.pause_time = Some(pause_time),
-        Some(MacControlRepr::Pfc { class_enable, pause_times }) => {
+        MacControlRepr::Pause { pause_time } => rec.pause_time = Some(pause_time),
+        MacControlRepr::Pfc { class_enable, pause_times } => {
             (rec.pfc_enable, rec.pfc_quanta) = (Some(class_enable), Some(pause_times));
         }
+        MacControlRepr::Other { .. } => return Err(ParseError::UnknownMacControlOpcode.into()),
     }
     Err(Stop::FlowControl)
 }

@@ -7,6 +7,8 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::PFC_PRIORITIES;
+
 /// What the parser made of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FrameClass {
@@ -221,7 +223,7 @@ pub struct ParseRecord {
     /// byte is reserved and reported as it is).
     pub pfc_enable: Option<u16>,
     /// A PFC frame's pause time per priority, priority 0 first, in quanta.
-    pub pfc_quanta: Option<[u16; 8]>,
+    pub pfc_quanta: Option<[u16; PFC_PRIORITIES]>,
 }
 
 /// A MAC address; JSON `"aa:bb:cc:dd:ee:ff"`, as tshark prints it.

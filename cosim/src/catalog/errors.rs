@@ -228,16 +228,9 @@ pub(super) fn captures() -> Vec<Capture> {
         E::UnknownMacControlOpcode,
         [0x0000u16, 0x0002, 0x0003, 0x0006, 0x0100, 0x0102, 0x8808, 0xFFFF]
             .iter()
-            .enumerate()
-            .map(|(i, &opcode)| {
-                let mut f = mac_control_frame(host_mac(3), &pfc);
-                set_u16(&mut f, 14, opcode);
-                // One ends right after its opcode: an unknown opcode needs no more.
-                if i == 0 {
-                    f.truncate(16);
-                }
-                f
-            })
+            .map(|&opcode| mac_control_frame(host_mac(3), &MacControlRepr::Other { opcode }))
+            // Unpadded: an unknown opcode needs no more than itself.
+            .chain([cut(mac_control_frame(host_mac(3), &MacControlRepr::Other { opcode: 0x0007 }), 16)])
             .collect(),
     ));
     let mut captures: Vec<Capture> = per_class

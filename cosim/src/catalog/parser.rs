@@ -7,7 +7,7 @@ use super::entry::{roce, Capture};
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
 use crate::capture::GenFrame;
 use crate::dice::seq_value;
-use crate::stimuli::{carried_opcodes, with_vlan_tags, RoceFrame, L3};
+use crate::stimuli::{carried_opcodes, tagged_mac_control_frame, RoceFrame, L3};
 
 /// The valid captures, in the order `gen` writes them.
 pub(super) fn captures() -> Vec<Capture> {
@@ -214,7 +214,7 @@ fn flow_control() -> Vec<Vec<u8>> {
     // strips tags before any EtherType).
     let (c, s) = (ethertype::VLAN_CTAG, ethertype::VLAN_STAG);
     for (seq, tags) in [(9030u32, vec![(c, 3u8, 100u16)]), (9031, vec![(s, 5, 200), (c, 7, 300)])] {
-        frames.push(with_vlan_tags(mac_control_frame(host_mac(6), &pfc(0x00F0, seq)), &tags));
+        frames.push(tagged_mac_control_frame(&tags, host_mac(6), pfc(0x00F0, seq)));
     }
     frames
 }
