@@ -292,9 +292,11 @@ impl RtlParserRecord {
         let atomic = on(self.atomic_valid);
         let deth = on(self.deth_valid);
         let pfc = on(self.pfc_valid);
+        // A 128-bit port (PARSER_WIDE_FIELDS) from its two halves.
+        let wide = |hi: u64, lo: u64| u128::from(hi) << 64 | u128::from(lo);
         // The address layout follows the EtherType, as the parser's does.
         let ip_addr = |hi: u64, lo: u64| match self.eth_type as u16 {
-            ethertype::IPV6 => IpAddr::from(Ipv6Addr::from(u128::from(hi) << 64 | u128::from(lo))),
+            ethertype::IPV6 => IpAddr::from(Ipv6Addr::from(wide(hi, lo))),
             _ => IpAddr::from(Ipv4Addr::from(lo as u32)),
         };
         Ok(ParseRecord {
@@ -348,7 +350,7 @@ impl RtlParserRecord {
             pfc_enable: pfc.then_some(self.pfc_enable as u16),
             // Priority 0 in the port's top bits.
             pfc_quanta: pfc.then(|| {
-                let quanta = u128::from(self.pfc_quanta_hi) << 64 | u128::from(self.pfc_quanta_lo);
+                let quanta = wide(self.pfc_quanta_hi, self.pfc_quanta_lo);
                 std::array::from_fn(|p| (quanta >> (16 * (7 - p))) as u16)
             }),
         })
