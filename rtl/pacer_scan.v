@@ -4,7 +4,7 @@
 `default_nettype none
 
 /*
- * The pacer's wheel scan (SPEC.md §7.4, §7.5): the next event of the
+ * The pacer's wheel scan (SPEC.md §7.4, §7.6): the next event of the
  * timing wheel, pipelined over LATENCY = 6 cycles. Over the three levels,
  * the first busy slot at or after the pointer's slot in that level (a
  * rotated find-first-set), its start as a level-0 slot number; the

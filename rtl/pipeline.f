@@ -19,7 +19,7 @@ rtl/pacer_gcra.v
 rtl/pacer_place.v
 rtl/pacer_scan.v
 rtl/pacer_ffs.v
-rtl/pacer_release.v
+rtl/pacer_egress.v
 rtl/qp_rmw_pipe.v
 rtl/qp_state_ram.v
 rtl/crc32_lfsr.v

@@ -23,9 +23,11 @@
  * horizon); a packet goes into the lowest level whose horizon holds it
  * (level 2's last slot beyond that; pacer_place.v) and cascades down when
  * time reaches its slot, higher levels first among slots of the same
- * start. The wheel is served in slot order; a packet leaves at its
+ * start. The wheel is served in slot order into the egress
+ * (pacer_egress.v): one FIFO per priority, where a packet leaves at its
  * eligible time or when the link is free (aggregate line-rate cap),
- * whichever is later (pacer_release.v). Slot heads and tails of all levels
+ * whichever is later, or at the end of a PAUSE/PFC pause of its priority,
+ * once time has reached that. Slot heads and tails of all levels
  * share one RAM each, addressed {level, slot} (a fourth quarter unused).
  *
  * Time is virtual, carried by the commands: a slot is served once a command
@@ -41,16 +43,18 @@
  * one register first; the QP, descriptor, live-bit and link RAMs, spread
  * over many block RAMs across the die, register their outputs twice
  * (qp_state_ram.v OUTPUT_REG; on ECP5 the DP16KD's output register).
- * Cycles (SPEC.md §7.5): a packet handed over 11 (10 after another QP's,
+ * Cycles (SPEC.md §7.6): a packet handed over 11 (10 after another QP's,
  * its words read while it waited), a rate 57 (the division, a packet of
  * the same command alongside, and the re-time's check; 58 when the packet
- * moves), a time advance 3; a release every 3 cycles while a slot's
- * packets are due (a link RAM read and its output register per step), 2
- * more at a change of slot, and a slot that empties waits for the scan
- * (fresh 8 cycles after the decision that cleared its busy bit); a cascade
- * step 9. Commands wait in a 2-entry input buffer; releases in an 8-entry
- * output FIFO behind the output register (no combinational path between
- * the two sides).
+ * moves), a time advance 3; a slot's packets served into the egress every
+ * 3 cycles (a link RAM read and its output register per step), 2 more at
+ * a change of slot, and a slot that empties waits for the scan (fresh 8
+ * cycles after the decision that cleared its busy bit); a cascade step 9;
+ * a release every 10 cycles from the egress while packets are due. A pause,
+ * or a packet while every descriptor is in use, waits until the egress
+ * has let out what is due by its tick. Commands wait in a 2-entry input
+ * buffer; releases in the egress's 8-entry output FIFO behind its output
+ * register (no combinational path between the two sides).
  *
  * Times are ns in Q44.20; byte times ns per byte in Q20.20, rounded up so
  * no QP is paced faster than its rate. A rate change runs a 43-cycle
@@ -73,8 +77,12 @@
  * | flush               | 1     | no more commands: serve every slot            |
  * | m_rel_time          | 64    | release tick (ns, rounded up), or the drop's  |
  * | m_rel_qp, m_rel_len | 24,17 | the packet                                    |
+ * | s_cmd_pause         | 1     | a PAUSE/PFC frame received (SPEC.md §7.5):    |
+ * | s_cmd_pause_enable  | 8     | bit p: priority p is paused for ...           |
+ * | s_cmd_pause_quanta  | 128   | ... its quanta (priority 0 in bits 127:112)   |
+ * | s_prio_*            | 24, 3 | a QP's priority (its next packets')           |
  * | m_rel_drop          | 1     | refused: every descriptor in use (packets     |
- * |                     |       | held, stale ones of re-timed packets)         |
+ * |                     |       | held, served ones not yet gone, stale ones)   |
  * | busy                | 1     | packets held, or work in flight               |
  * | active              | 1     | work in flight (a command, a step, a release) |
  * | next_busy_valid     | 1     | not active, packets held: ...                 |
@@ -84,7 +92,8 @@
  * QP RAMs: byte_time 40; the debt word (packed and unpacked in one place
  * below): base 64, len 17, gap_ready 64 after the newest packet, the same
  * before it, wait_ok 1 and the newest packet's descriptor. Descriptor RAM
- * word: qp, len 17, eligible 64; a live bit per descriptor. Links, slot
+ * word: qp, len 17, eligible 64, priority 3; a live bit per descriptor; a
+ * priority per QP. Links, slot
  * heads and tails: RAMs of descriptor indices. All block RAM.
  */
 module roce_pacer #(
@@ -106,7 +115,15 @@ module roce_pacer #(
     input  wire [31:0]  s_cmd_rate,
     input  wire         s_cmd_send,
     input  wire [16:0]  s_cmd_len,
+    input  wire         s_cmd_pause,
+    input  wire [7:0]   s_cmd_pause_enable,
+    input  wire [127:0] s_cmd_pause_quanta,
     input  wire         flush,
+
+    input  wire         s_prio_valid,
+    output wire         s_prio_ready,
+    input  wire [23:0]  s_prio_qp,
+    input  wire [2:0]   s_prio_value,
 
     output wire         m_rel_valid,
     input  wire         m_rel_ready,
@@ -136,7 +153,7 @@ localparam FRAC_BITS = 20;
 // The QP's byte time, and its debts (pacer_gcra.v) in a RAM of their own:
 // a rate writes the one, a packet or a re-time the other.
 localparam DEBT_WORD_WIDTH = 2 * (64 + 17 + 64) + 1 + $clog2(DESC_COUNT);
-localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64;
+localparam DESC_WORD_WIDTH = QP_INDEX_WIDTH + 17 + 64 + 3;
 localparam INIT_LAST = (QP_COUNT > DESC_COUNT ? QP_COUNT : DESC_COUNT) - 1;
 // 8e6 ns per byte per kb/s, Q.20: the dividend of every byte time.
 localparam [42:0] BYTE_TIME_NUMERATOR = 43'd8388608000000;
@@ -216,16 +233,19 @@ reg        init_qp_reg = 1'b1, init_desc_reg = 1'b1;
 reg [2:0]  step_reg = 3'd0, step_next;
 
 // The input buffer: two entries, ready from a register.
-localparam CMD_QP_LSB = 1 + 1 + 32 + 1 + 17;  // the fields below the QP
+localparam CMD_QP_LSB = 1 + 8 + 128 + 1 + 1 + 32 + 1 + 17;  // the fields below the QP
 localparam CMD_WIDTH = 64 + QP_INDEX_WIDTH + CMD_QP_LSB;
 reg                 cmd0_valid_reg = 1'b0, cmd1_valid_reg = 1'b0;
 reg [CMD_WIDTH-1:0] cmd0_reg, cmd1_reg;
 wire [63:0]               hd_time;
 wire [QP_INDEX_WIDTH-1:0] hd_qp;
-wire                      hd_touches, hd_rate_valid, hd_send;
+wire                      hd_touches, hd_rate_valid, hd_send, hd_pause;
 wire [31:0]               hd_rate;
 wire [16:0]               hd_len;
-assign {hd_time, hd_qp, hd_touches, hd_rate_valid, hd_rate, hd_send, hd_len} = cmd0_reg;
+wire [7:0]                hd_pause_enable;
+wire [127:0]              hd_pause_quanta;
+assign {hd_time, hd_qp, hd_pause, hd_pause_enable, hd_pause_quanta, hd_touches, hd_rate_valid, hd_rate, hd_send,
+        hd_len} = cmd0_reg;
 wire hd_valid = cmd0_valid_reg;
 reg  hd_pop;
 assign s_cmd_ready = !cmd1_valid_reg;
@@ -234,6 +254,7 @@ wire cmd_push = s_cmd_valid && !cmd1_valid_reg;
 wire hd_pop_or_load = hd_pop || (cmd_push && !cmd0_valid_reg);
 // A command with neither a rate nor a packet only moves time on.
 wire [CMD_WIDTH-1:0] cmd_in = {s_cmd_time, s_cmd_qp[QP_INDEX_WIDTH-1:0],
+                               s_cmd_pause, s_cmd_pause_enable, s_cmd_pause_quanta,
                                {8'd0, s_cmd_qp} < QP_COUNT && (s_cmd_rate_valid || s_cmd_send),
                                s_cmd_rate_valid, s_cmd_rate, s_cmd_send, s_cmd_len};
 
@@ -446,16 +467,40 @@ wire scan_fresh = scan_age_reg == SCAN_LATENCY && !busy_pending;
 // Every descriptor in use, registered beside the count (held_reg == DESC_FULL).
 reg  pool_full_reg = 1'b0;
 
-// The release stages and output.
-// A packet's descriptor reaches the release stages two cycles after its
-// reservation (the descriptor RAM's read and output registers).
-reg  rel_reserve, rel_reserve_drop, rel_in_valid_reg = 1'b0, rel_in_valid2_reg = 1'b0;
+// The egress (pacer_egress.v): a served packet's descriptor reaches it
+// two cycles after its reservation (the descriptor RAM's read and output
+// registers).
+reg  rel_reserve, rel_in_valid_reg = 1'b0, rel_in_valid2_reg = 1'b0;
 reg  drop_valid;
-wire rel_room, rel_stages_empty, rel_idle;
+wire [1:0] eg_freed;
+wire eg_caught_up, eg_room, eg_idle, eg_next_valid;
+wire [63:0] eg_next_tick;
 wire [QP_INDEX_WIDTH-1:0] desc_qp;
 wire [16:0] desc_len;
 wire [63:0] desc_eligible;
-assign {desc_qp, desc_len, desc_eligible} = desc_rd_data;
+wire [2:0] desc_prio;
+assign {desc_qp, desc_len, desc_eligible, desc_prio} = desc_rd_data;
+// The egress lets out what is due by eg_now_reg: the head command's now,
+// once the wheel has served every slot that starts by then (SPEC.md §7.5).
+// A pause, or a packet while the pool looks full, waits until the egress
+// has caught up with it (eg_at_hd_reg: loaded for this head a cycle ago).
+reg [63:0] eg_now_reg = 64'd0;
+reg        eg_loaded_reg = 1'b0, eg_at_hd_reg = 1'b0;
+wire       hd_catch_up = hd_pause || (hd_touches && hd_send && pool_full_reg);
+// The flush with the wheel empty: every packet leaves.
+reg        drain_all_reg = 1'b0;
+// A PAUSE/PFC command to the egress, the cycle after its take.
+reg        pause_go_reg = 1'b0;
+reg [7:0]  pause_enable_reg;
+reg [127:0] pause_quanta_reg;
+// Each QP's priority (s_prio_*): read with its other words, registered at
+// the take; the write port registered as theirs.
+wire [2:0] prio_rd_data;
+reg  [2:0] prio_word_reg;
+reg                      prio_wr_en, prio_wr_en_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0] prio_wr_addr, prio_wr_addr_reg;
+reg [2:0]                prio_wr_data, prio_wr_data_reg;
+assign s_prio_ready = state_reg[STATE_IDLE] && !cmd0_valid_reg && !cmd1_valid_reg;
 
 // The GCRA and placement pipelines.
 wire [63:0] gcra_eligible, gcra_base_after, gcra_gap_after;
@@ -496,8 +541,10 @@ always @* begin
     hd_pop = 1'b0;
     div_start = 1'b0;
     rel_reserve = 1'b0;
-    rel_reserve_drop = 1'b0;
     drop_valid = 1'b0;
+    prio_wr_en = s_prio_valid && s_prio_ready && {8'd0, s_prio_qp} < QP_COUNT;
+    prio_wr_addr = s_prio_qp[QP_INDEX_WIDTH-1:0];
+    prio_wr_data = s_prio_value;
     nxt_from_scan = 1'b0;
     nxt_from_insert = 1'b0;
     prefetch = !free_next_ok_reg && !free_fetch_reg && !free_land_reg;
@@ -537,6 +584,9 @@ always @* begin
                 qp_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
                 bt_wr_data = cfg_start_byte_time;
                 debt_wr_data = {DEBT_WORD_WIDTH{1'b0}};
+                prio_wr_en = 1'b1;
+                prio_wr_addr = init_addr_reg[QP_INDEX_WIDTH-1:0];
+                prio_wr_data = 3'd0;
             end
             prefetch = 1'b0;
             next_rd_en = 1'b0;
@@ -569,7 +619,7 @@ always @* begin
                 raise_next = 1'b1;
                 busy_clr_next = 1'b1;
                 state_next = to_state(STATE_HEAD);
-            end else if (hd_valid) begin
+            end else if (hd_valid && (!hd_catch_up || (eg_at_hd_reg && eg_caught_up))) begin
                 // Take the command (its QP's word is read).
                 hd_pop = 1'b1;
                 div_start = hd_touches && hd_rate_valid;
@@ -659,10 +709,8 @@ always @* begin
             state_next = to_state(STATE_GCRA);
         end
         state_reg[STATE_DROP]: begin
-            // After every release decided before it, and the new rate.
-            if (rel_stages_empty && rel_room) begin
-                rel_reserve = 1'b1;
-                rel_reserve_drop = 1'b1;
+            // After every release due by now, and the new rate.
+            if (eg_caught_up && eg_room) begin
                 drop_valid = 1'b1;
                 state_next = cmd_rate_valid_reg ? to_state(STATE_RATE) : to_state(STATE_IDLE);
             end
@@ -673,15 +721,14 @@ always @* begin
             state_next = nxt_addr_reg[SB+1:SB] == 2'd0 ? to_state(STATE_POP_A) : to_state(STATE_CASCADE_A);
         end
         state_reg[STATE_POP_A]: begin
-            // Release the head: read its descriptor and link.
+            // Serve the head: read its descriptor and link. It keeps its
+            // count in held_reg until the egress gives it back (the pool
+            // rule keeps the egress within DESC_COUNT).
             prefetch = 1'b0;
             next_rd_en = 1'b1;
             next_rd_addr = srv_head_reg;
-            if (rel_room) begin
-                rel_reserve = 1'b1;
-                held_next = held_reg - 1'b1;
-                state_next = to_state(STATE_POP_B);
-            end
+            rel_reserve = 1'b1;
+            state_next = to_state(STATE_POP_B);
         end
         state_reg[STATE_POP_B]: begin
             // Its link is read (on link_q next cycle); it goes onto the
@@ -771,6 +818,7 @@ always @* begin
         end
         default: state_next = to_state(STATE_IDLE);
     endcase
+    held_next = held_next - {{(DIW-1){1'b0}}, eg_freed};
 end
 
 // The descriptor an insert links: a new one, or the one cascading.
@@ -815,7 +863,7 @@ always @(posedge clk) begin
     pool_full_reg <= held_next == DESC_FULL;
     srv_head_reg <= srv_head_next;
     link_pend_reg <= link_pend_next;
-    rel_in_valid_reg <= state_reg[STATE_POP_A] && rel_room;
+    rel_in_valid_reg <= state_reg[STATE_POP_A];
     rel_in_valid2_reg <= rel_in_valid_reg;
     place_from_cascade_reg <= state_reg[STATE_CASCADE_B] || state_reg[STATE_CASCADE_PLACE];
     slot_rd_place_reg <= (state_reg[STATE_GCRA] && step_reg == GCRA_PLACE_STEP - 3'd1)
@@ -844,7 +892,22 @@ always @(posedge clk) begin
     // take and the re-time's take only); the re-time reads its own QP.
     qp_rd_addr_reg <= state_next[STATE_RETIME_READ] ? cmd_qp_reg : cmd0_next[CMD_QP_LSB +: QP_INDEX_WIDTH];
     qp_read_early_reg <= hd_valid && !hd_pop_or_load && !qp_rd_retime_reg && !state_reg[STATE_INIT]
-        && !((bt_wr_en_reg || debt_wr_en_reg) && qp_wr_addr_reg == hd_qp);
+        && !((bt_wr_en_reg || debt_wr_en_reg) && qp_wr_addr_reg == hd_qp)
+        && !(prio_wr_en_reg && prio_wr_addr_reg == hd_qp);
+    prio_wr_en_reg <= prio_wr_en;
+    prio_wr_addr_reg <= prio_wr_addr;
+    prio_wr_data_reg <= prio_wr_data;
+    if (state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid) begin
+        eg_now_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
+    end
+    eg_loaded_reg <= state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid && !hd_pop_or_load;
+    eg_at_hd_reg <= eg_loaded_reg && !hd_pop_or_load;
+    drain_all_reg <= flush && !cmd_waiting && state_reg[STATE_IDLE] && nxt_ok_reg && !nxt_any_reg;
+    pause_go_reg <= hd_pop && hd_pause;
+    if (hd_pop) begin
+        pause_enable_reg <= hd_pause_enable;
+        pause_quanta_reg <= hd_pause_quanta;
+    end
     bt_wr_en_reg <= bt_wr_en;
     debt_wr_en_reg <= debt_wr_en;
     qp_wr_addr_reg <= qp_wr_addr;
@@ -852,6 +915,7 @@ always @(posedge clk) begin
     debt_wr_data_reg <= debt_wr_data;
     if (state_reg[STATE_TAKE] || state_reg[STATE_RETIME_TAKE]) begin
         bt_word_reg <= bt_rd_data;
+        prio_word_reg <= prio_rd_data;
         debt_base_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_base : rd_base;
         debt_len_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_len : rd_len;
         debt_gap_reg <= state_reg[STATE_RETIME_TAKE] ? rd_prev_gap_ready : rd_gap_ready;
@@ -942,6 +1006,12 @@ always @(posedge clk) begin
         rel_in_valid_reg <= 1'b0;
         rel_in_valid2_reg <= 1'b0;
         cmp_known_reg <= 1'b0;
+        prio_wr_en_reg <= 1'b0;
+        eg_now_reg <= 64'd0;
+        eg_loaded_reg <= 1'b0;
+        eg_at_hd_reg <= 1'b0;
+        drain_all_reg <= 1'b0;
+        pause_go_reg <= 1'b0;
     end
 end
 
@@ -1020,27 +1090,37 @@ pacer_scan #(
     .addr(scan_addr)
 );
 
-pacer_release #(
-    .QP_INDEX_WIDTH(QP_INDEX_WIDTH)
-) release_inst (
+pacer_egress #(
+    .QP_INDEX_WIDTH(QP_INDEX_WIDTH),
+    .DESC_COUNT(DESC_COUNT)
+) egress_inst (
     .clk(clk),
     .rst(rst),
     .line_byte_time(cfg_line_byte_time),
+    .now(eg_now_reg),
+    .drain_all(drain_all_reg),
     .reserve(rel_reserve),
-    .reserve_drop(rel_reserve_drop),
-    .room(rel_room),
     .in_valid(rel_in_valid2_reg),
     .in_qp(desc_qp),
     .in_len(desc_len),
     .in_eligible(desc_eligible),
+    .in_priority(desc_prio),
     .in_live(live_rd_data),
     .drop_valid(drop_valid),
     .drop_time(now_reg),
     .drop_qp(cmd_qp_reg),
     .drop_len(cmd_len_reg),
+    .pause_valid(pause_go_reg),
+    .pause_time(now_reg),
+    .pause_enable(pause_enable_reg),
+    .pause_quanta(pause_quanta_reg),
+    .freed(eg_freed),
+    .caught_up(eg_caught_up),
+    .room(eg_room),
+    .idle(eg_idle),
+    .next_valid(eg_next_valid),
+    .next_tick(eg_next_tick),
     .held_eligible(cas_eligible),
-    .stages_empty(rel_stages_empty),
-    .idle(rel_idle),
     .m_rel_valid(m_rel_valid),
     .m_rel_ready(m_rel_ready),
     .m_rel_time(m_rel_time),
@@ -1064,7 +1144,12 @@ qp_state_ram #(.WIDTH(DEBT_WORD_WIDTH), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_W
 qp_state_ram #(.WIDTH(DESC_WORD_WIDTH), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
 desc_ram_inst (
     .clk(clk), .rd_en(desc_rd_en_reg), .rd_addr(desc_rd_addr), .rd_data(desc_rd_data),
-    .wr_en(desc_wr_en_reg), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg})
+    .wr_en(desc_wr_en_reg), .wr_addr(free_head_reg), .wr_data({cmd_qp_reg, cmd_len_reg, elig_reg, prio_word_reg})
+);
+qp_state_ram #(.WIDTH(3), .DEPTH(QP_COUNT), .ADDR_WIDTH(QP_INDEX_WIDTH), .COLUMN_WIDTH(4), .OUTPUT_REG(1))
+prio_ram_inst (
+    .clk(clk), .rd_en(1'b1), .rd_addr(qp_rd_addr_reg), .rd_data(prio_rd_data),
+    .wr_en(prio_wr_en_reg), .wr_addr(prio_wr_addr_reg), .wr_data(prio_wr_data_reg)
 );
 qp_state_ram #(.WIDTH(1), .DEPTH(DESC_COUNT), .ADDR_WIDTH(DIW), .OUTPUT_REG(1)) live_ram_inst (
     .clk(clk), .rd_en(desc_rd_en_reg), .rd_addr(desc_rd_addr), .rd_data(live_rd_data),
@@ -1085,10 +1170,14 @@ qp_state_ram #(.WIDTH(DIW), .DEPTH(4 * SLOT_COUNT), .ADDR_WIDTH(SB + 2)) tail_ra
 );
 
 wire cmd_waiting = hd_valid || cmd1_valid_reg;
-assign active = !state_reg[STATE_IDLE] || !nxt_ok_reg || due || cmd_waiting || link_pend_reg || !rel_idle;
+assign active = !state_reg[STATE_IDLE] || !nxt_ok_reg || due || cmd_waiting || link_pend_reg || !eg_idle
+                || pause_go_reg;
 assign busy = active || held_reg != 0;
-assign next_busy_valid = !active && nxt_any_reg;
-assign next_busy_time = nxt_start_reg << SLOT_SHIFT;
+// The first of the wheel's next event and the egress's next leave.
+wire [63:0] wheel_next_tick = nxt_start_reg << SLOT_SHIFT;
+assign next_busy_valid = !active && (nxt_any_reg || eg_next_valid);
+assign next_busy_time = nxt_any_reg && (!eg_next_valid || wheel_next_tick < eg_next_tick) ? wheel_next_tick
+                                                                                         : eg_next_tick;
 
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);

@@ -72,6 +72,7 @@ module roce_pipeline #(
     output wire                   s_qpctx_ready,
     input  wire [23:0]            s_qpctx_local,
     input  wire [23:0]            s_qpctx_remote,
+    input  wire [2:0]             s_qpctx_priority,
 
     input  wire [DATA_WIDTH-1:0]  s_axis_tdata,
     input  wire [KEEP_WIDTH-1:0]  s_axis_tkeep,
@@ -161,6 +162,11 @@ wire         meta_deth_valid;
 wire [23:0]  meta_deth_src_qp;
 wire         meta_cnp_valid;
 wire [15:0]  meta_cnp_extent;
+wire         meta_pause_valid;
+wire [15:0]  meta_pause_time;
+wire         meta_pfc_valid;
+wire [15:0]  meta_pfc_enable;
+wire [127:0] meta_pfc_quanta;
 
 /* verilator lint_off PINCONNECTEMPTY */
 roce_parser #(
@@ -238,13 +244,29 @@ roce_parser #(
     .m_meta_cnp_extent(meta_cnp_extent),
     .m_meta_mac_control_valid(),
     .m_meta_mac_control_opcode(),
-    .m_meta_pause_valid(),
-    .m_meta_pause_time(),
-    .m_meta_pfc_valid(),
-    .m_meta_pfc_enable(),
-    .m_meta_pfc_quanta()
+    .m_meta_pause_valid(meta_pause_valid),
+    .m_meta_pause_time(meta_pause_time),
+    .m_meta_pfc_valid(meta_pfc_valid),
+    .m_meta_pfc_enable(meta_pfc_enable),
+    .m_meta_pfc_quanta(meta_pfc_quanta)
 );
 /* verilator lint_on PINCONNECTEMPTY */
+
+// A PAUSE or PFC frame the link partner sent (its source is not this NIC;
+// golden Pipeline::received_pause) becomes a pacer command (SPEC.md §7.5),
+// not an event: it waits at the classifier's input until every frame before
+// it has passed the CN block and its rate transactions are in the command
+// skid, so the pacer takes it in frame order.
+wire meta_is_pause = meta_class == CLASS_FLOW_CONTROL && (meta_pause_valid || meta_pfc_valid)
+                     && !(cfg_local_mac_valid && meta_eth_src == cfg_local_mac);
+wire cls_meta_ready;
+wire pause_go;
+assign meta_ready = meta_is_pause ? pause_go : cls_meta_ready;
+// PAUSE (802.3x) stops every priority with its one time.
+wire [7:0]   pause_enable = meta_pfc_valid ? meta_pfc_enable[7:0] : 8'hFF;
+wire [127:0] pause_quanta = meta_pfc_valid ? meta_pfc_quanta : {8{meta_pause_time}};
+// The class-enable vector's top byte is reserved (IEEE 802.3 Annex 31D).
+wire unused_pfc_enable = &{1'b0, meta_pfc_enable[15:8]};
 
 // The record's side band: tick, sent by the host, its QP.
 wire [63:0] meta_tick;
@@ -297,8 +319,8 @@ roce_classify classify_inst (
     .rst(rst),
     .cfg_local_mac_valid(cfg_local_mac_valid),
     .cfg_local_mac(cfg_local_mac),
-    .s_meta_valid(meta_valid),
-    .s_meta_ready(meta_ready),
+    .s_meta_valid(meta_valid && !meta_is_pause),
+    .s_meta_ready(cls_meta_ready),
     .s_meta_frame_class(meta_class),
     .s_meta_frame_len(meta_frame_len),
     .s_meta_vlan_count(meta_vlan_count),
@@ -393,6 +415,10 @@ wire         cn_busy;
 wire         pacer_busy;
 wire         pacer_active;
 wire         pacer_ready;
+// The QP context goes to the CN block (remote QP) and the pacer (priority)
+// at once.
+wire         cn_qpctx_ready, prio_ready;
+assign s_qpctx_ready = cn_qpctx_ready && prio_ready;
 
 roce_cn #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -403,8 +429,8 @@ roce_cn #(
     .clk(clk),
     .rst(rst),
     .cfg(cfg),
-    .s_qpctx_valid(s_qpctx_valid),
-    .s_qpctx_ready(s_qpctx_ready),
+    .s_qpctx_valid(s_qpctx_valid && prio_ready),
+    .s_qpctx_ready(cn_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
     .s_qpctx_remote(s_qpctx_remote),
     .s_evt_valid(evt_valid),
@@ -463,6 +489,10 @@ end
 wire upstream_idle = fifo_empty && !cls_valid && !evt_skid_busy && cn_quiet_reg;
 wire adv_open = upstream_idle && !rate_valid;
 wire adv_go = s_adv_valid && adv_open;
+// A pause waits for the classifier, the CN block and the RP's output only
+// (its own record holds the side-band FIFO, and the frames after it wait).
+assign pause_go = meta_valid && meta_is_pause && !cls_valid && !evt_skid_busy && cn_quiet_reg && !rate_valid
+                  && cmd_ready;
 wire cmd_ready;
 assign s_adv_ready = cmd_ready && adv_open;
 assign rate_ready = cmd_ready;
@@ -474,19 +504,24 @@ wire         cmd_rate_valid;
 wire [31:0]  cmd_rate;
 wire         cmd_send;
 wire [16:0]  cmd_len;
+wire         cmd_pause;
+wire [7:0]   cmd_pause_enable;
+wire [127:0] cmd_pause_quanta;
 wire         cmd_skid_busy;
 roce_skid #(
-    .WIDTH(64 + 24 + 1 + 32 + 1 + 17)
+    .WIDTH(64 + 24 + 1 + 32 + 1 + 17 + 1 + 8 + 128)
 ) cmd_skid_inst (
     .clk(clk),
     .rst(rst),
-    .s_valid(rate_valid || adv_go),
+    .s_valid(rate_valid || adv_go || pause_go),
     .s_ready(cmd_ready),
-    .s_data({rate_valid ? rate_time : s_adv_time, rate_qp, rate_valid && rate_trigger != TRIGGER_SENT,
-             rate_rate, rate_valid && rate_sent, rate_len}),
+    .s_data({rate_valid ? rate_time : (pause_go ? meta_tick : s_adv_time), rate_qp,
+             rate_valid && rate_trigger != TRIGGER_SENT, rate_rate, rate_valid && rate_sent, rate_len,
+             !rate_valid && pause_go, pause_enable, pause_quanta}),
     .m_valid(cmd_valid),
     .m_ready(pacer_ready),
-    .m_data({cmd_time, cmd_qp, cmd_rate_valid, cmd_rate, cmd_send, cmd_len}),
+    .m_data({cmd_time, cmd_qp, cmd_rate_valid, cmd_rate, cmd_send, cmd_len, cmd_pause, cmd_pause_enable,
+             cmd_pause_quanta}),
     .busy(cmd_skid_busy)
 );
 
@@ -507,6 +542,13 @@ roce_pacer #(
     .s_cmd_rate(cmd_rate),
     .s_cmd_send(cmd_send),
     .s_cmd_len(cmd_len),
+    .s_cmd_pause(cmd_pause),
+    .s_cmd_pause_enable(cmd_pause_enable),
+    .s_cmd_pause_quanta(cmd_pause_quanta),
+    .s_prio_valid(s_qpctx_valid && cn_qpctx_ready),
+    .s_prio_ready(prio_ready),
+    .s_prio_qp(s_qpctx_local),
+    .s_prio_value(s_qpctx_priority),
     .flush(flush && upstream_idle && !rate_valid && !cmd_skid_busy),
     .m_rel_valid(m_rel_valid),
     .m_rel_ready(m_rel_ready),

@@ -113,7 +113,8 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
             [&](const mr_cn_event* offer) { return cycle_once(offer, cnps, cnp_count, rates, rate_count); });
     }
 
-    bool load_qp(uint64_t local, uint64_t remote) override { return this->load_qp_port(local, remote); }
+    // The CN block keeps no priority (the pacer does).
+    bool load_qp(uint64_t local, uint64_t remote, uint64_t) override { return this->load_qp_port(local, remote); }
 };
 
 }  // namespace

@@ -6,9 +6,10 @@
 
 #include "cn_abi.h"
 
-// One s_cmd_* transaction.
+// One s_cmd_* transaction; pause_quanta_hi holds s_cmd_pause_quanta's bits
+// 127:64 (priorities 0-3), _lo bits 63:0.
 struct mr_pacer_command {
-    uint64_t time, qp, rate_valid, rate, send, len;
+    uint64_t time, qp, rate_valid, rate, send, len, pause, pause_enable, pause_quanta_hi, pause_quanta_lo;
 };
 
 // One m_rel_* transaction.

@@ -33,12 +33,25 @@ struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
         MrEvaluating evaluating(this);
         mr_apply_cc_config(top.get(), cfg);
         top->s_cmd_valid = 0;
+        top->s_prio_valid = 0;
         top->flush = 0;
         top->m_rel_ready = 0;
         // The RAM sweep: until the pacer is idle.
         this->reset([this] { return !top->busy; });
     }
 
+
+    // A QP's priority through s_prio_* (the QP context's other fields are
+    // the CN block's); false if never taken.
+    bool load_qp(uint64_t local, uint64_t, uint64_t priority) override {
+        return this->offer_once(
+            [&](bool valid) {
+                top->s_prio_valid = valid;
+                top->s_prio_qp = local;
+                top->s_prio_value = priority;
+            },
+            [&] { return top->s_prio_ready; });
+    }
 
     // One cycle; returns whether the offered command was taken.
     bool cycle_once(const mr_pacer_command* offer, bool flush, mr_pacer_release* rels, size_t* rel_count) {
@@ -50,6 +63,10 @@ struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
             top->s_cmd_rate = offer->rate;
             top->s_cmd_send = offer->send;
             top->s_cmd_len = offer->len;
+            top->s_cmd_pause = offer->pause;
+            top->s_cmd_pause_enable = offer->pause_enable;
+            const uint64_t quanta[2] = {offer->pause_quanta_lo, offer->pause_quanta_hi};
+            for (int w = 0; w < 4; ++w) top->s_cmd_pause_quanta[w] = static_cast<uint32_t>(quanta[w / 2] >> (32 * (w % 2)));
         }
         top->flush = flush;
         top->m_rel_ready = !rng.percent(stall_pct);

@@ -152,7 +152,10 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         return false;
     }
 
-    bool load_qp(uint64_t local, uint64_t remote) override { return this->load_qp_port(local, remote); }
+    bool load_qp(uint64_t local, uint64_t remote, uint64_t priority) override {
+        top->s_qpctx_priority = priority;
+        return this->load_qp_port(local, remote);
+    }
 };
 
 }  // namespace

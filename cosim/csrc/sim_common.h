@@ -34,8 +34,10 @@ struct MrSim {
     virtual void trace_close() = 0;
     // Verilator coverage (coverage.dat format); false without coverage.
     virtual bool coverage_write(const char* path) = 0;
-    // One QP context table entry (blocks with s_qpctx_*); false if not taken.
-    virtual bool load_qp(uint64_t, uint64_t) { return false; }
+    // One QP context table entry: local and remote QP and the priority its
+    // packets leave on (blocks with s_qpctx_* or the pacer's s_prio_*);
+    // false if not taken.
+    virtual bool load_qp(uint64_t, uint64_t, uint64_t) { return false; }
 };
 
 // A model handle of the C ABI (an MrSim*) as its block's interface.
@@ -194,23 +196,36 @@ struct MrModel : Base {
         this->cycle = 0;
     }
 
-    // One QP context table entry through s_qpctx_*; false if never taken.
-    bool load_qp_port(uint64_t local, uint64_t remote) {
+    // One transaction on a configuration port: offer(true) raises its valid
+    // with its fields, offer(false) lowers it; held until ready() takes it,
+    // at most 1000 cycles. False if never taken.
+    template <class Offer, class Ready>
+    bool offer_once(Offer offer, Ready ready) {
         MrEvaluating evaluating(this);
-        top->s_qpctx_valid = 1;
-        top->s_qpctx_local = local;
-        top->s_qpctx_remote = remote;
+        offer(true);
         for (int i = 0; i < 1000; ++i) {
             top->eval();
-            const bool taken = top->s_qpctx_ready;
+            const bool taken = ready();
             tick();
             if (taken) {
-                top->s_qpctx_valid = 0;
+                offer(false);
                 return true;
             }
         }
-        top->s_qpctx_valid = 0;
+        offer(false);
         return false;
+    }
+
+    // One QP context table entry through s_qpctx_* (a port's other fields
+    // set by the caller); false if never taken.
+    bool load_qp_port(uint64_t local, uint64_t remote) {
+        return offer_once(
+            [&](bool valid) {
+                top->s_qpctx_valid = valid;
+                top->s_qpctx_local = local;
+                top->s_qpctx_remote = remote;
+            },
+            [&] { return top->s_qpctx_ready; });
     }
 
     bool trace_open(const char* path, uint64_t from, uint64_t to) override {

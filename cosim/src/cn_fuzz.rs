@@ -69,7 +69,7 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     let mut qps = Vec::new();
     for local in 0..12 {
         if dice.chance(70) {
-            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32 });
+            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32, priority: 0 });
         }
     }
     let nic = NicConfig { local_mac: None, qps, cc };

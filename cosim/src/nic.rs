@@ -160,6 +160,9 @@ impl CnSetup {
                 ctx.local, ctx.remote
             )));
         }
+        if let Some(ctx) = nic.qps.iter().find(|c| c.priority > 7) {
+            return Err(named(format!("QP context {}: priority {}; priorities are 0-7", ctx.local, ctx.priority)));
+        }
         Ok(CnSetup { nic, local_mac, regs, qp_count: DEFAULT_QP_COUNT, nic_file: path, overrides: overrides.clone() })
     }
 

@@ -8,13 +8,18 @@
 //! * 2: a flood: more packets than descriptors at low rates, so the pacer
 //!   refuses some and parks others beyond the horizon.
 //!
+//! Every QP of a scenario gets a random priority, and PAUSE/PFC commands
+//! (SPEC.md §7.5) come between the others: random priorities, pause times
+//! 0 (resume), short, long and 0xFFFF, refreshes.
+//!
 //! Scenario k of seed S is a function of (S, k) alone:
 //! `metaroce fuzz --block pacer --seed S --first K --scenarios 1` repeats it.
 
 use std::path::PathBuf;
 
 use metaroce_golden::cn::TimeBase;
-use metaroce_golden::pacer::{PacerCommand, PacerGeometry};
+use metaroce_golden::cn_event::QpContext;
+use metaroce_golden::pacer::{PacerCommand, PacerGeometry, PauseCommand};
 
 use crate::blocks::cn::run_golden;
 use crate::blocks::pacer::{check_release_order, cosim_pacer_stimulus, pacer_commands, PacerStimulus};
@@ -27,12 +32,12 @@ use std::io::Write;
 
 /// Scenario `scenario` of `seed`: setup, commands and handshake.
 pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStimulus) {
-    let cn = random_scenario(seed, scenario);
+    let mut cn = random_scenario(seed, scenario);
     let mut dice = Dice(seed.rotate_left(17) ^ scenario.wrapping_mul(0xA076_1D64_78BD_642F));
     let qp_count = PacerGeometry::default().qp_count as u64;
     let mut commands = Vec::new();
     match scenario % 3 {
-        0 => commands = pacer_commands(&run_golden(&cn.setup, &cn.stimulus)),
+        0 => commands = pacer_commands(&run_golden(&cn.setup, &cn.stimulus), &cn.stimulus),
         1 => {
             let mut tick = 0u64;
             for i in 0..600u64 {
@@ -55,13 +60,13 @@ pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStim
                     None if dice.chance(8) => None,
                     _ => (rate.is_none() || dice.chance(40)).then(|| 1 + dice.below(16_384) as u32),
                 };
-                commands.push((i + 1, PacerCommand { time: tick, qp, rate_kbps: rate, send_len: send }));
+                commands.push((i + 1, PacerCommand { time: tick, qp, rate_kbps: rate, send_len: send, pause: None }));
             }
         }
         _ => {
             for qp in 0..8u32 {
                 let rate = 10 + dice.below(2_000) as u32;
-                commands.push((1, PacerCommand { time: 0, qp, rate_kbps: Some(rate), send_len: None }));
+                commands.push((1, PacerCommand { time: 0, qp, rate_kbps: Some(rate), send_len: None, pause: None }));
             }
             let mut tick = 0u64;
             for i in 0..(PacerGeometry::default().desc_count as u64 + 300) {
@@ -69,14 +74,59 @@ pub fn random_pacer_scenario(seed: u64, scenario: u64) -> (CnScenario, PacerStim
                 let send = Some(64 + dice.below(1_500) as u32);
                 commands.push((
                     i + 2,
-                    PacerCommand { time: tick, qp: dice.below(8) as u32, rate_kbps: None, send_len: send },
+                    PacerCommand { time: tick, qp: dice.below(8) as u32, rate_kbps: None, send_len: send, pause: None },
                 ));
             }
         }
     }
+    add_priorities(&mut dice, &mut cn);
+    add_pauses(&mut dice, &mut commands);
     let frames_read = commands.last().map_or(0, |(f, _)| *f);
     let stimulus = PacerStimulus { commands, frames_read, time: TimeBase::default(), error: None };
     (cn, stimulus)
+}
+
+/// A random priority for every QP of the context table, and contexts for
+/// the QPs the random commands use (0 to 23).
+fn add_priorities(dice: &mut Dice, cn: &mut CnScenario) {
+    let qps = &mut cn.setup.nic.qps;
+    for local in 0..24 {
+        if !qps.iter().any(|c| c.local == local) {
+            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32, priority: 0 });
+        }
+    }
+    for ctx in qps.iter_mut() {
+        ctx.priority = dice.below(8) as u8;
+    }
+}
+
+/// PAUSE and PFC commands among `commands`: after about one in 25, at its
+/// tick or a little later.
+fn add_pauses(dice: &mut Dice, commands: &mut Vec<(u64, PacerCommand)>) {
+    let mut out = Vec::with_capacity(commands.len() + commands.len() / 20);
+    for &(frame, cmd) in commands.iter() {
+        out.push((frame, cmd));
+        if !dice.chance(4) {
+            continue;
+        }
+        let mut pause = PauseCommand { enable: dice.next() as u8, quanta: [0; 8] };
+        if dice.chance(20) {
+            // 802.3x PAUSE: every priority, one time.
+            pause.enable = 0xFF;
+        }
+        let one = dice.below(0x1_0000) as u16;
+        for quanta in pause.quanta.iter_mut() {
+            *quanta = match dice.below(10) {
+                0..=1 => 0,
+                2..=5 => dice.below(64) as u16,
+                6..=7 => dice.below(4_096) as u16,
+                8 => 0xFFFF,
+                _ => one,
+            };
+        }
+        out.push((frame, PacerCommand::from_pause(cmd.time + dice.below(2_000), pause)));
+    }
+    *commands = out;
 }
 
 /// What a pacer fuzz run compared, and its first failure.
@@ -87,6 +137,8 @@ pub struct PacerFuzzOutcome {
     pub releases: u64,
     /// Packets a rate change re-timed (SPEC.md §7.3), in the golden runs.
     pub retimed: u64,
+    /// PAUSE and PFC commands given (SPEC.md §7.5).
+    pub pauses: u64,
     pub failure: Option<String>,
 }
 
@@ -96,6 +148,7 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
     for scenario in first..first + count {
         let (cn, stimulus) = random_pacer_scenario(seed, scenario);
         outcome.commands += stimulus.commands.len() as u64;
+        outcome.pauses += stimulus.commands.iter().filter(|(_, c)| c.pause.is_some()).count() as u64;
         let name = PathBuf::from(format!("pacer fuzz scenario {scenario} of seed {seed:#x}"));
         match check_release_order(&cn.setup, &stimulus.commands) {
             Ok(retimed) => outcome.retimed += retimed,
@@ -125,6 +178,8 @@ pub fn run_pacer_fuzz(seed: u64, first: u64, count: u64) -> PacerFuzzOutcome {
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
     print_scenarios("pacer", plan, out, |seed, first, count| {
         let o = run_pacer_fuzz(seed, first, count);
-        (o.scenarios, format!("{} commands -> {} releases, {} re-timed", o.commands, o.releases, o.retimed), o.failure)
+        let counts =
+            format!("{} commands ({} pauses) -> {} releases, {} re-timed", o.commands, o.pauses, o.releases, o.retimed);
+        (o.scenarios, counts, o.failure)
     })
 }

@@ -109,7 +109,7 @@ pub fn run_case(case: PacingCase, seed: u64) -> Result<PacingResult> {
         dropped: 0,
     };
     for qp in 0..case.qps {
-        pacer.command(&PacerCommand { time: 0, qp, rate_kbps: Some(rate_kbps), send_len: None }, &mut out);
+        pacer.command(&PacerCommand { time: 0, qp, rate_kbps: Some(rate_kbps), send_len: None, pause: None }, &mut out);
         let phase = (splitmix64(seed ^ u64::from(qp)) % (interval_ns as u64).max(1)).max(1);
         host.posts.push(Reverse((phase, qp)));
     }
@@ -121,7 +121,10 @@ pub fn run_case(case: PacingCase, seed: u64) -> Result<PacingResult> {
             Some(post) if busy.is_none_or(|b| post < b) => {
                 let Reverse((time, qp)) = host.posts.pop().expect("peeked");
                 host.posted[qp as usize] += 1;
-                pacer.command(&PacerCommand { time, qp, rate_kbps: None, send_len: Some(PACKET) }, &mut out);
+                pacer.command(
+                    &PacerCommand { time, qp, rate_kbps: None, send_len: Some(PACKET), pause: None },
+                    &mut out,
+                );
                 host.take(&mut out, time);
             }
             _ => match busy {

@@ -22,6 +22,10 @@ struct RawCommand {
     rate: u64,
     send: u64,
     len: u64,
+    pause: u64,
+    pause_enable: u64,
+    pause_quanta_hi: u64,
+    pause_quanta_lo: u64,
 }
 
 /// `mr_pacer_release`: one `m_rel_*` transaction.
@@ -181,6 +185,12 @@ impl RtlPacer {
             rate: c.rate_kbps.unwrap_or(0).into(),
             send: c.send_len.is_some().into(),
             len: c.send_len.unwrap_or(0).into(),
+            pause: c.pause.is_some().into(),
+            pause_enable: c.pause.map_or(0, |p| p.enable.into()),
+            // Priority 0 in the top bits (bits 127:112), as the parser's
+            // m_meta_pfc_quanta.
+            pause_quanta_hi: c.pause.map_or(0, |p| join_quanta(&p.quanta[..4])),
+            pause_quanta_lo: c.pause.map_or(0, |p| join_quanta(&p.quanta[4..])),
         }));
         let (sim, releases) = (&self.sim, &mut self.releases);
         let result = sim.feed(raw.len(), PACER_STALL_CYCLES, |from| pacer_call(sim, &raw[from..], releases));
@@ -193,6 +203,11 @@ impl RtlPacer {
         let (sim, releases) = (&self.sim, &mut self.releases);
         sim.drain(PACER_STALL_CYCLES, || pacer_call(sim, &[], releases).1)
     }
+}
+
+/// Four pause times, the first in the top 16 bits.
+fn join_quanta(quanta: &[u16]) -> u64 {
+    quanta.iter().fold(0, |word, &q| word << 16 | u64::from(q))
 }
 
 fn pacer_call(sim: &SimHandle, cmds: &[RawCommand], releases: &mut Vec<RtlRelease>) -> (usize, usize) {

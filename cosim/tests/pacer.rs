@@ -1,16 +1,18 @@
 //! The pacer and the pipeline top: cosim on every capture under random
 //! handshakes (the pacer alone, the top at both widths), the harness
-//! catching a wrong RTL, random command streams, the paced capture that
-//! `replay --out-pcap` writes, a release every third cycle, a hand-over
-//! every tenth when QPs take turns, bad parameters.
+//! catching a wrong RTL, random command streams, PFC frames pausing their
+//! priority, the paced capture that `replay --out-pcap` writes, a serve
+//! every third cycle and a release every tenth, a hand-over every tenth
+//! when QPs take turns, bad parameters.
 
 mod common;
 
 use std::collections::HashMap;
 use std::process::Command;
 
+use metaroce_cosim::blocks::cn::{read_stimulus, run_golden};
 use metaroce_cosim::blocks::pacer::{
-    check_release_order, cosim_pacer_capture, cosim_pacer_stimulus, run_golden_pacer, PacerStimulus,
+    check_release_order, cosim_pacer_capture, cosim_pacer_stimulus, pacer_commands, run_golden_pacer, PacerStimulus,
 };
 use metaroce_cosim::blocks::top::cosim_top_capture;
 use metaroce_cosim::capture::{CaptureReader, Frame};
@@ -59,7 +61,7 @@ fn a_wrong_pacer_register_is_reported_with_the_release_and_a_waveform() {
         let cn = metaroce_cosim::blocks::cn::read_stimulus(reader, &setup, &Default::default());
         let golden = metaroce_cosim::blocks::cn::run_golden(&setup, &cn);
         PacerStimulus {
-            commands: metaroce_cosim::blocks::pacer::pacer_commands(&golden),
+            commands: metaroce_cosim::blocks::pacer::pacer_commands(&golden, &cn),
             frames_read: cn.frames_read,
             time: cn.time,
             error: None,
@@ -93,6 +95,36 @@ fn random_command_streams_match_between_golden_model_and_rtl() {
     assert!(outcome.releases > 100_000, "too little compared: {} releases", outcome.releases);
     // Rate changes move waiting packets (SPEC.md §7.3) in both models.
     assert!(outcome.retimed > 100, "too few re-times: {}", outcome.retimed);
+    // PAUSE and PFC commands among them (SPEC.md §7.5).
+    assert!(outcome.pauses > 2_000, "too few pauses: {}", outcome.pauses);
+}
+
+/// SPEC.md §7.5 on pcaps/cn/pfc_sender.pcap (both models agree on it in
+/// the regression above): priority 3 (QP 22) is held through its paused
+/// and refreshed window while priority 0 (QP 23) flows, the PFC frame the
+/// NIC sent itself pauses nothing, and no release falls inside a pause.
+#[test]
+fn pfc_frames_pause_their_priority_and_no_other() {
+    let (capture, setup) = common::capture_setup("cn/pfc_sender.pcap");
+    let stimulus = read_stimulus(&mut CaptureReader::open(&capture).unwrap(), &setup, &Default::default());
+    // 800 sent frames and 2 CNPs; 8 of the 9 MAC Control frames are the
+    // partner's.
+    assert_eq!((stimulus.inputs.len(), stimulus.pauses.len()), (802, 8));
+    let commands = pacer_commands(&run_golden(&setup, &stimulus), &stimulus);
+    check_release_order(&setup, &commands).unwrap();
+    let releases = run_golden_pacer(&setup, &commands, stimulus.frames_read);
+    let ticks = |qp: u32, from: u64, to: u64| {
+        releases.iter().filter(|(_, r)| r.qp == qp && (from..to).contains(&r.time)).count()
+    };
+    // Paused at 20 µs (+1 ns) for 2000 quanta, refreshed at 25 µs for 3000
+    // (15.36 µs at 100 Gb/s): nothing of QP 22 until 40.361 µs.
+    assert_eq!(ticks(22, 20_002, 40_361), 0);
+    assert!(ticks(23, 20_002, 40_361) > 20, "{}", ticks(23, 20_002, 40_361));
+    // Paused for 0xFFFF quanta at 50 µs, resumed by a time of 0 at 60 µs.
+    assert_eq!(ticks(22, 50_002, 60_001), 0);
+    assert!(ticks(22, 60_001, 62_000) > 0);
+    // The NIC's own PFC frame at 140 µs pauses nothing.
+    assert!(ticks(22, 140_002, 150_000) > 5);
 }
 
 fn metaroce(args: &[&str]) -> std::process::Output {
@@ -143,38 +175,40 @@ fn out_pcap_writes_the_sent_frames_at_their_release_times() {
 }
 
 #[test]
-fn a_backlog_leaves_one_packet_every_third_cycle() {
+fn a_backlog_is_served_every_third_cycle_and_released_every_tenth() {
     // At 400 Gb/s a 9000-byte packet puts the QP 180 ns ahead; then 200
     // packets of 64 bytes (1.28 ns apart, 50 to a 64-ns slot) queue behind
     // it and leave at the flush. (A slower rate for the big packet would
     // not do: the rise to 400 Gb/s would re-price it, SPEC.md §7.3.)
     let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
-    let rate = |kbps| PacerCommand { time: 0, qp: 5, rate_kbps: Some(kbps), send_len: None };
-    let send = |len| PacerCommand { time: 0, qp: 5, rate_kbps: None, send_len: Some(len) };
+    let rate = |kbps| PacerCommand { time: 0, qp: 5, rate_kbps: Some(kbps), send_len: None, pause: None };
+    let send = |len| PacerCommand { time: 0, qp: 5, rate_kbps: None, send_len: Some(len), pause: None };
     let mut commands = vec![(1, rate(400_000_000)), (2, send(9000))];
     commands.extend((0..200).map(|i| (3 + i, send(64))));
     let stimulus = PacerStimulus { commands, frames_read: 202, ..Default::default() };
     let options = CosimOptions::new(Model::plain(64), Handshake::full_speed(1));
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
-    // SPEC.md §7.5: a rate change (57: no packet waits to move), 201
-    // packets in (11 each), the big one out before the next command (9:
-    // decision, head, release, and the scan naming the next slot), then
-    // 200 releases at 3 each across 5 slots (the first 2 cycles after its
-    // decision, 2 more at each of the 4 changes of slot), and the last
-    // one's 7 cycles through the release stages and the output.
-    let bound = 57 + 11 * 201 + 9 + 2 + 3 * 200 + 2 * 4 + 7;
+    // SPEC.md §7.6: a rate change (57: no packet waits to move), 201
+    // packets in (11 each), the big one served before the next command (9:
+    // decision, head, serve, and the scan naming the next slot), then at
+    // the flush the 200 served into the egress at 3 each across 5 slots
+    // (the first 2 cycles after its decision, 2 more at each of the 4
+    // changes of slot), all of them due only at the flush (their times are
+    // past the commands' tick 0), so they leave after the wheel has
+    // emptied, 10 cycles each, and the last one's 9 cycles to the output.
+    let bound = 57 + 11 * 201 + 9 + 2 + 3 * 200 + 2 * 4 + 10 * 200 + 9;
     assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
 }
 
 #[test]
 fn packets_of_alternating_qps_are_handed_over_every_tenth_cycle() {
     // The backlog above on two QPs taking turns: each packet's QP words are
-    // read while it waits behind the other QP's (SPEC.md §7.5), so a
+    // read while it waits behind the other QP's (SPEC.md §7.6), so a
     // hand-over takes 10 cycles, not 11.
     let (capture, setup) = common::capture_setup("cn/dcqcn_stages.pcap");
-    let rate = |qp, kbps| PacerCommand { time: 0, qp, rate_kbps: Some(kbps), send_len: None };
-    let send = |qp, len| PacerCommand { time: 0, qp, rate_kbps: None, send_len: Some(len) };
+    let rate = |qp, kbps| PacerCommand { time: 0, qp, rate_kbps: Some(kbps), send_len: None, pause: None };
+    let send = |qp, len| PacerCommand { time: 0, qp, rate_kbps: None, send_len: Some(len), pause: None };
     let mut commands =
         vec![(1, rate(5, 400_000_000)), (2, rate(6, 400_000_000)), (3, send(5, 9000)), (4, send(6, 9000))];
     commands.extend((0..200).map(|i| (5 + i, send(5 + (i as u32 % 2), 64))));
@@ -183,12 +217,13 @@ fn packets_of_alternating_qps_are_handed_over_every_tenth_cycle() {
     let run = cosim_pacer_stimulus(&capture, stimulus, &options, &setup, &setup.regs);
     assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
     // Two rate changes (57 each), 202 packets in (10 each), each big one
-    // out (9), then 200 releases at 3 each: each QP's packets go 180 ns
+    // served (9), then 200 served at 3 each: each QP's packets go 180 ns
     // ahead, 1.28 ns apart, so 100 of each span three 64-ns slots (the
     // first 2 cycles after its decision, 2 more at each of 2 changes of
-    // slot), and the last one's 7 cycles. At 11 a packet it would be 202
-    // cycles more.
-    let bound = 2 * 57 + 10 * 202 + 2 * 9 + 2 + 3 * 200 + 2 * 2 + 7;
+    // slot); 201 leave at the flush, 10 cycles each (the first big one left
+    // at tick 0), and the last one's 9 cycles to the output. At 11 a
+    // packet it would be 202 cycles more.
+    let bound = 2 * 57 + 10 * 202 + 2 * 9 + 2 + 3 * 200 + 2 * 2 + 10 * 201 + 9;
     assert!(run.cycles <= bound, "{} cycles, bound {bound}", run.cycles);
 }
 
@@ -201,8 +236,8 @@ fn a_later_packet_waits_behind_one_still_to_cascade_in_both_models() {
     let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
     let params = ["line_rate_mbps=100000", "pacer_burst_bytes=64"].map(|p| p.parse().unwrap()).to_vec();
     let setup = CnSetup::for_capture(&capture, &CnOverrides { params, ..Default::default() }).unwrap();
-    let rate = PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None };
-    let send = |time, len| PacerCommand { time, qp: 7, rate_kbps: None, send_len: Some(len) };
+    let rate = PacerCommand { time: 0, qp: 7, rate_kbps: Some(10_000_000), send_len: None, pause: None };
+    let send = |time, len| PacerCommand { time, qp: 7, rate_kbps: None, send_len: Some(len), pause: None };
     let mut commands = vec![(1, rate)];
     commands.extend([(0, 25_030), (0, 64), (6400, 65), (6400, 66)].iter().map(|&(t, len)| (2, send(t, len))));
     assert_eq!(check_release_order(&setup, &commands).err(), None);
@@ -225,15 +260,21 @@ fn a_rate_rise_re_times_the_waiting_packet_in_both_models() {
     let capture = common::pcaps().join("cn/dcqcn_stages.pcap");
     let params = ["line_rate_mbps=100000", "pacer_burst_bytes=0"].map(|p| p.parse().unwrap()).to_vec();
     let setup = CnSetup::for_capture(&capture, &CnOverrides { params, ..Default::default() }).unwrap();
-    let rate = |time, qp, kbps| PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None };
-    let send = |time, qp, len| PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) };
+    let rate = |time, qp, kbps| PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None, pause: None };
+    let send = |time, qp, len| PacerCommand { time, qp, rate_kbps: None, send_len: Some(len), pause: None };
     let mut commands = Vec::new();
     for qp in 5..9 {
         commands.extend([rate(0, qp, 10_000), send(0, qp, 4096)]);
     }
     commands.extend([send(1, 5, 1000), send(1, 6, 1000), send(1, 7, 1000), send(1, 7, 500)]);
     commands.extend([rate(100_000, 5, 100_000_000), rate(100_000, 6, 1000), rate(100_000, 7, 100_000_000)]);
-    commands.push(PacerCommand { time: 100_000, qp: 8, rate_kbps: Some(100_000_000), send_len: Some(1000) });
+    commands.push(PacerCommand {
+        time: 100_000,
+        qp: 8,
+        rate_kbps: Some(100_000_000),
+        send_len: Some(1000),
+        pause: None,
+    });
     let commands: Vec<(u64, PacerCommand)> = commands.into_iter().map(|c| (1, c)).collect();
     assert_eq!(check_release_order(&setup, &commands).err(), None);
     let golden = run_golden_pacer(&setup, &commands, 1);

@@ -90,6 +90,15 @@ pub struct NicConfig {
 pub struct QpContext {
     pub local: u32,
     pub remote: u32,
+    /// The priority (802.1Q PCP, 0-7) the QP's packets leave on, which a
+    /// PFC frame pauses (`SPEC.md` §7.5); 0, the default priority, if
+    /// absent.
+    #[serde(default, skip_serializing_if = "is_default_priority")]
+    pub priority: u8,
+}
+
+fn is_default_priority(priority: &u8) -> bool {
+    *priority == 0
 }
 
 impl NicConfig {

@@ -24,6 +24,10 @@ use std::collections::{HashSet, VecDeque};
 use crate::cc_params::CcRegisters;
 use crate::reaction::{RateChange, RateTrigger};
 
+mod egress;
+use egress::Egress;
+pub use egress::{PauseCommand, QUANTUM_BYTES};
+
 // Byte times are the register table's conversion (`CcConv::ByteTime`).
 pub use crate::cc_table::{byte_time, BYTE_TIME_NUMERATOR, MIN_PACED_KBPS, TIME_FRAC_BITS};
 
@@ -57,6 +61,8 @@ pub struct PacerCommand {
     pub rate_kbps: Option<u32>,
     /// A packet the QP sent: its length, bytes.
     pub send_len: Option<u32>,
+    /// A PAUSE or PFC frame the NIC received (§7.5); `qp` is not used.
+    pub pause: Option<PauseCommand>,
 }
 
 impl PacerCommand {
@@ -68,7 +74,13 @@ impl PacerCommand {
             qp: change.qp,
             rate_kbps: (change.trigger != RateTrigger::Sent).then_some(change.rate_kbps),
             send_len: change.sent_len,
+            pause: None,
         }
+    }
+
+    /// The command a received PAUSE or PFC frame gives the pacer.
+    pub fn from_pause(time: u64, pause: PauseCommand) -> Self {
+        PacerCommand { time, qp: 0, rate_kbps: None, send_len: None, pause: Some(pause) }
     }
 }
 
@@ -106,6 +118,8 @@ struct QpPace {
     /// The newest packet's descriptor (`Desc::seq`); it still waits while
     /// that is live.
     newest: Option<u64>,
+    /// The priority its packets leave on (`Pacer::set_priority`).
+    priority: u8,
 }
 
 /// A packet in the wheel.
@@ -114,6 +128,7 @@ struct Desc {
     qp: u32,
     len: u32,
     eligible: u64,
+    priority: u8,
     /// Which descriptor: one taken over by a re-timed copy is stale and
     /// leaves the wheel silently when served (the RTL's live bit).
     seq: u64,
@@ -137,13 +152,19 @@ pub struct Pacer {
     pointer: u64,
     /// Highest command tick seen.
     watermark: u64,
-    /// When the link is free again.
-    link_free: u64,
+    /// Served packets on their way out, per priority.
+    egress: Egress,
 }
 
 impl Pacer {
     pub fn new(geometry: PacerGeometry, regs: &CcRegisters) -> Self {
-        let qp = QpPace { byte_time: regs.start_byte_time, last: Debt::default(), prev: Debt::default(), newest: None };
+        let qp = QpPace {
+            byte_time: regs.start_byte_time,
+            last: Debt::default(),
+            prev: Debt::default(),
+            newest: None,
+            priority: 0,
+        };
         Pacer {
             geometry,
             regs: *regs,
@@ -156,7 +177,20 @@ impl Pacer {
             retimed: 0,
             pointer: 0,
             watermark: 0,
-            link_free: 0,
+            egress: Egress::default(),
+        }
+    }
+
+    /// The priority a QP's packets leave on from its next packet (its PCP;
+    /// the QP context table). False for a QP beyond the pacer or a
+    /// priority beyond 7.
+    pub fn set_priority(&mut self, qp: u32, priority: u8) -> bool {
+        match self.qps.get_mut(qp as usize) {
+            Some(entry) if usize::from(priority) < crate::wire::PFC_PRIORITIES => {
+                entry.priority = priority;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -247,8 +281,9 @@ impl Pacer {
         }
     }
 
-    /// Serves slots that start at or before `until` (all with `None`).
-    fn serve(&mut self, until: Option<u64>, out: &mut Vec<Release>) {
+    /// Serves slots that start at or before `until` (all with `None`): a
+    /// packet served goes on to the egress.
+    fn serve(&mut self, until: Option<u64>) {
         while let Some((level, slot, start)) = self.next_event() {
             if until.is_some_and(|tick| start > tick >> self.geometry.slot_shift) {
                 return;
@@ -265,26 +300,28 @@ impl Pacer {
                 // Stale: its packet was re-timed into another descriptor.
                 continue;
             }
-            let leave = desc.eligible.max(self.link_free);
-            self.link_free = leave.wrapping_add(u64::from(desc.len) * self.regs.line_byte_time);
-            out.push(Release { time: ceil_ns(leave), qp: desc.qp, len: desc.len, dropped: false });
+            self.egress.push(usize::from(desc.priority), desc.qp, desc.len, desc.eligible);
         }
     }
 
-    /// Time moves on to `time`: every slot that starts by then is served
-    /// (what a command does before it is applied). Returns the new now.
+    /// Time moves on to `time`: every slot that starts by then is served,
+    /// and every packet whose leave time has come leaves (what a command
+    /// does before it is applied). Returns the new now.
     pub fn advance(&mut self, time: u64, out: &mut Vec<Release>) -> u64 {
         let now = self.watermark.max(time);
-        self.serve(Some(now), out);
+        self.serve(Some(now));
+        self.egress.drain(Some(now), self.regs.line_byte_time, out);
         self.watermark = now;
         self.pointer = self.pointer.max(now >> self.geometry.slot_shift);
         now
     }
 
-    /// The start tick of the first slot holding a packet: the next time
-    /// the pacer has work (for event-driven drivers).
+    /// The next time the pacer has work (for event-driven drivers): the
+    /// start tick of the first slot holding a packet, or the tick the next
+    /// served packet leaves at, whichever is first.
     pub fn next_busy_tick(&self) -> Option<u64> {
-        self.next_event().map(|(_, _, start)| start << self.geometry.slot_shift)
+        let slot = self.next_event().map(|(_, _, start)| start << self.geometry.slot_shift);
+        [slot, self.egress.next_tick()].into_iter().flatten().min()
     }
 
     /// The GCRA of SPEC.md §7.3: the eligible time of a packet of `len`
@@ -300,9 +337,10 @@ impl Pacer {
         (eligible, Debt { base, len, gap_ready })
     }
 
-    /// Every descriptor is in use (packets held, and stale ones).
+    /// Every descriptor is in use (packets in the wheel, stale ones, and
+    /// served ones not yet gone).
     fn pool_full(&self) -> bool {
-        self.held == self.geometry.desc_count
+        self.held + self.egress.len() == self.geometry.desc_count
     }
 
     /// A packet into the wheel in a new descriptor: the QP's newest, with
@@ -312,7 +350,8 @@ impl Pacer {
         self.next_seq += 1;
         self.held += 1;
         self.live.insert(seq);
-        self.insert(Desc { qp, len: debt.len, eligible, seq });
+        let priority = self.qps[qp as usize].priority;
+        self.insert(Desc { qp, len: debt.len, eligible, priority, seq });
         let entry = &mut self.qps[qp as usize];
         entry.last = debt;
         entry.newest = Some(seq);
@@ -321,6 +360,9 @@ impl Pacer {
     /// One command, after serving every slot that starts by its tick.
     pub fn command(&mut self, cmd: &PacerCommand, out: &mut Vec<Release>) {
         let now = self.advance(cmd.time, out);
+        if let Some(pause) = &cmd.pause {
+            self.egress.pause(now, pause, self.regs.line_byte_time);
+        }
         let Some(qp) = self.qps.get(cmd.qp as usize).copied() else { return };
         if let Some(len) = cmd.send_len {
             if self.pool_full() {
@@ -363,9 +405,11 @@ impl Pacer {
         self.hand_over(q, eligible, debt);
     }
 
-    /// The end of the input: every packet held leaves.
+    /// The end of the input: every packet held leaves (a paused one at
+    /// the end of its pause).
     pub fn flush(&mut self, out: &mut Vec<Release>) {
-        self.serve(None, out);
+        self.serve(None);
+        self.egress.drain(None, self.regs.line_byte_time, out);
     }
 }
 

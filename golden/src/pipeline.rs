@@ -7,7 +7,7 @@ use crate::cc_params::CcRegisters;
 use crate::cn::CongestionNotifier;
 use crate::cn_event::{classify, CnEvent, CnEventKind, NicConfig};
 use crate::notify::CnpSent;
-use crate::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
+use crate::pacer::{Pacer, PacerCommand, PacerGeometry, PauseCommand, Release};
 use crate::parser::{parse_frame, ParserConfig};
 use crate::reaction::RateChange;
 use crate::record::ParseRecord;
@@ -36,7 +36,13 @@ impl Pipeline {
         let geometry = PacerGeometry::default();
         let mut cn = CongestionNotifier::new(geometry.qp_count, *regs);
         cn.load_qp_table(nic)?;
-        Ok(Pipeline { cn, pacer: Pacer::new(geometry, regs), parser, local_mac: nic.mac()?, nic: nic.clone() })
+        let mut pacer = Pacer::new(geometry, regs);
+        for ctx in &nic.qps {
+            if !pacer.set_priority(ctx.local, ctx.priority) {
+                return Err(format!("QP context table: local QP {} has priority {}; 0-7", ctx.local, ctx.priority));
+            }
+        }
+        Ok(Pipeline { cn, pacer, parser, local_mac: nic.mac()?, nic: nic.clone() })
     }
 
     /// One frame at `tick`; returns the event it made, if any.
@@ -48,6 +54,10 @@ impl Pipeline {
     /// One frame the parser has already read (its record) at `tick`: what
     /// follows the parser in the pipeline.
     pub fn record(&mut self, record: &ParseRecord, tick: u64, out: &mut PipelineOutputs) -> Option<CnEvent> {
+        if let Some(pause) = received_pause(record, self.local_mac) {
+            self.pacer.command(&PacerCommand::from_pause(tick, pause), &mut out.releases);
+            return None;
+        }
         let event = classify(record, tick, self.local_mac, &self.nic)?;
         let first = out.rates.len();
         self.cn.process(&event, &mut out.cnps, &mut out.rates);
@@ -75,8 +85,51 @@ impl Pipeline {
     }
 }
 
+/// What a PAUSE or PFC frame the link partner sent asks of the pacer: a
+/// frame whose source is not this NIC (any, without a local MAC). Its
+/// destination is the MAC Control multicast address, not ours (802.3 Annex
+/// 31B.3.1), so the source tells.
+pub fn received_pause(record: &ParseRecord, local_mac: Option<[u8; 6]>) -> Option<PauseCommand> {
+    let from_us = local_mac.is_some_and(|mac| record.eth_src.is_some_and(|src| src.0 == mac));
+    PauseCommand::from_record(record).filter(|_| !from_us)
+}
+
 /// The side band the host gives a frame it sent (`s_axis_tuser`): its
 /// local QP, when the frame is this NIC's sent data.
 pub fn sent_qp(event: Option<&CnEvent>) -> Option<u32> {
     event.filter(|e| e.kind == CnEventKind::TxData).map(|e| e.qp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc_params::CcParams;
+    use crate::cn_event::QpContext;
+    use crate::frame::mac_control_frame;
+    use crate::wire::MacControlRepr;
+
+    #[test]
+    fn a_pause_from_the_link_partner_reaches_the_pacer_and_our_own_does_not() {
+        let ours = [2, 0, 0, 0, 0, 1];
+        let pfc = MacControlRepr::Pfc { class_enable: 1 << 3, pause_times: [7; 8] };
+        let record = |src| parse_frame(&mac_control_frame(src, &pfc), false, &ParserConfig::default());
+        let expected = PauseCommand { enable: 1 << 3, quanta: [7; 8] };
+        assert_eq!(received_pause(&record([2, 0, 0, 0, 0, 2]), Some(ours)), Some(expected));
+        assert_eq!(received_pause(&record(ours), Some(ours)), None);
+        assert_eq!(received_pause(&record(ours), None), Some(expected));
+    }
+
+    #[test]
+    fn a_qp_priority_beyond_7_is_refused() {
+        let regs = CcParams::default().registers().unwrap();
+        let mut nic = NicConfig {
+            local_mac: None,
+            qps: vec![QpContext { local: 1, remote: 2, priority: 7 }],
+            cc: CcParams::default(),
+        };
+        assert!(Pipeline::new(&nic, &regs, ParserConfig::default()).is_ok());
+        nic.qps[0].priority = 8;
+        let e = Pipeline::new(&nic, &regs, ParserConfig::default()).unwrap_err();
+        assert!(e.contains("priority 8"), "{e}");
+    }
 }

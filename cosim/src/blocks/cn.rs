@@ -10,6 +10,8 @@ use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn::TimeBase;
 use metaroce_golden::cn_event::{classify, CnEvent};
 use metaroce_golden::notify::CnpSent;
+use metaroce_golden::pacer::PacerCommand;
+use metaroce_golden::pipeline::received_pause;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
@@ -91,6 +93,9 @@ pub struct CnStimulus {
     pub error: Option<CaptureError>,
     /// What the NIC setup leaves unanswered (frames added parsed).
     pub gaps: Option<NicGaps>,
+    /// The PAUSE and PFC frames received, as pacer commands, each with its
+    /// frame (they make no event; the pacer takes them, SPEC.md §7.5).
+    pub pauses: Vec<(u64, PacerCommand)>,
 }
 
 impl CnStimulus {
@@ -121,6 +126,10 @@ impl CnStimulus {
     pub fn add_parsed(&mut self, frame: &Frame, record: &ParseRecord, setup: &CnSetup) {
         self.gaps.get_or_insert_with(|| NicGaps::new(setup)).add(record, setup);
         self.add(frame, |tick| classify(record, tick, setup.local_mac, &setup.nic));
+        if let Some(pause) = received_pause(record, setup.local_mac) {
+            let tick = *self.frame_ticks.last().expect("the frame just added");
+            self.pauses.push((frame.index, PacerCommand::from_pause(tick, pause)));
+        }
     }
 
     /// The last frame at or before `tick` (1-based; 0 before the first).

@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn::TimeBase;
-use metaroce_golden::pacer::{Pacer, PacerCommand, PacerGeometry, Release};
+use metaroce_golden::pacer::{Pacer, PacerCommand, PacerGeometry, Release, QUANTUM_BYTES, TIME_FRAC_BITS};
+use metaroce_golden::wire::PFC_PRIORITIES;
 
-use crate::blocks::cn::{cn_repro, read_stimulus, run_golden, GoldenCn};
+use crate::blocks::cn::{cn_repro, read_stimulus, run_golden, CnStimulus, GoldenCn};
 use crate::capture::{CaptureError, CaptureReader};
 use crate::compare::{drive, BatchModel, StreamComparator};
 use crate::harness::{CosimOptions, Ending};
@@ -48,16 +49,31 @@ impl Block for PacerBlock {
 }
 
 /// The pacer's commands of a capture: the reaction point's transactions
-/// in order, each with the frame whose event made it.
-pub fn pacer_commands(golden: &GoldenCn) -> Vec<(u64, PacerCommand)> {
-    golden.rates.iter().map(|(frame, change)| (*frame, PacerCommand::from_rate_change(change))).collect()
+/// and the PAUSE and PFC frames received, in frame order, each with the
+/// frame that made it.
+pub fn pacer_commands(golden: &GoldenCn, stimulus: &CnStimulus) -> Vec<(u64, PacerCommand)> {
+    let rates = golden.rates.iter().map(|(frame, change)| (*frame, PacerCommand::from_rate_change(change)));
+    let mut commands: Vec<_> = rates.chain(stimulus.pauses.iter().copied()).collect();
+    // Stable: a frame's rate transactions keep their order.
+    commands.sort_by_key(|(frame, _)| *frame);
+    commands
+}
+
+/// The golden pacer of a NIC setup: its geometry, registers and each QP's
+/// priority (the QP context table).
+pub fn golden_pacer(setup: &CnSetup) -> Pacer {
+    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
+    for ctx in &setup.nic.qps {
+        pacer.set_priority(ctx.local, ctx.priority);
+    }
+    pacer
 }
 
 /// The golden pacer over `commands`, flushed at the end: each release with
 /// the index of the command it came out at (`commands.len()` for the
 /// flush). A command's own drop comes after the releases it served first.
 fn golden_releases(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> (Vec<(usize, Release)>, Pacer) {
-    let mut pacer = Pacer::new(PacerGeometry::default(), &setup.regs);
+    let mut pacer = golden_pacer(setup);
     let (mut out, mut releases) = (Vec::new(), Vec::new());
     for (index, (_, cmd)) in commands.iter().enumerate() {
         pacer.command(cmd, &mut releases);
@@ -75,10 +91,11 @@ pub fn run_golden_pacer(setup: &CnSetup, commands: &[(u64, PacerCommand)], last_
     golden_releases(setup, commands).0.into_iter().map(|(index, r)| (frame_of(index), r)).collect()
 }
 
-/// SPEC.md §7.3: a QP's packets leave in the order they were handed over.
-/// The golden pacer over `commands`: `Err` with the first release that
-/// breaks it (or a packet that never leaves), by command number (1-based);
-/// else `Ok` with how many packets a rate change re-timed in that run.
+/// SPEC.md §7.3: a QP's packets leave in the order they were handed over,
+/// and (§7.5) no packet leaves during a pause of its priority. The golden
+/// pacer over `commands`: `Err` with the first release that breaks either
+/// (or a packet that never leaves), by command number (1-based); else `Ok`
+/// with how many packets a rate change re-timed in that run.
 pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> Result<u64, String> {
     let qp_count = PacerGeometry::default().qp_count;
     // Per QP, its packets in the wheel: (command number, length).
@@ -96,6 +113,7 @@ pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
     // command `index` follows those before it, and comes before its own.
     let mut handed = 0;
     let (releases, pacer) = golden_releases(setup, commands);
+    let paused = pause_windows(setup, commands);
     for (index, r) in releases {
         if index > handed {
             hand_over(handed, index, &dropped, &mut waiting);
@@ -104,6 +122,9 @@ pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
         if r.dropped {
             dropped[index] = true;
             continue;
+        }
+        if let Some(broken) = paused(&r) {
+            return Err(broken);
         }
         let queue = waiting.entry(r.qp).or_default();
         match queue.iter().position(|&(_, len)| len == r.len) {
@@ -127,6 +148,44 @@ pub fn check_release_order(setup: &CnSetup, commands: &[(u64, PacerCommand)]) ->
     }
 }
 
+/// The pauses `commands` ask for, worked out on their own (not by the
+/// pacer's code): per priority, from each PAUSE/PFC command at now t (the
+/// highest command tick so far, SPEC.md §7.3), the ticks after t and before the pause's end (quanta x 64 bytes at the line
+/// rate, rounded down) or the priority's next pause command, whichever is
+/// first. Returns a check of one release: the pause it falls in, if any.
+fn pause_windows(setup: &CnSetup, commands: &[(u64, PacerCommand)]) -> impl Fn(&Release) -> Option<String> {
+    let line_byte_time = setup.regs.line_byte_time;
+    let mut windows: Vec<Vec<(u64, u64, usize)>> = vec![Vec::new(); PFC_PRIORITIES];
+    let mut now = 0;
+    for (index, (_, cmd)) in commands.iter().enumerate() {
+        now = cmd.time.max(now);
+        let Some(pause) = cmd.pause else { continue };
+        for (p, list) in windows.iter_mut().enumerate() {
+            if pause.enable & (1 << p) == 0 {
+                continue;
+            }
+            // The pause before ends where this one starts.
+            if let Some(last) = list.last_mut() {
+                last.1 = last.1.min(now);
+            }
+            let length = u64::from(pause.quanta[p]) * QUANTUM_BYTES * line_byte_time;
+            list.push((now, now + (length >> TIME_FRAC_BITS), index + 1));
+        }
+    }
+    let priority: HashMap<u32, u8> = setup.nic.qps.iter().map(|c| (c.local, c.priority)).collect();
+    move |r: &Release| {
+        let p = priority.get(&r.qp).copied().unwrap_or(0);
+        windows[usize::from(p)].iter().find(|&&(start, end, _)| start < r.time && r.time < end).map(
+            |(start, end, n)| {
+                format!(
+                    "QP {} (priority {p}): a {}-byte packet left at tick {} inside the pause of command {n} ({start} to {end})",
+                    r.qp, r.len, r.time
+                )
+            },
+        )
+    }
+}
+
 pub fn release_transaction(time: &TimeBase, frame: u64, release: &Release) -> Transaction {
     Transaction {
         frame,
@@ -144,7 +203,7 @@ pub fn cosim_pacer_capture(capture: &Path, options: &CosimOptions, setup: &CnSet
         Err(e) => return CaptureRun::failed(capture, options, &PacerBlock, Ending::CaptureError(e)),
     };
     let commands = PacerStimulus {
-        commands: pacer_commands(&run_golden(setup, &stimulus)),
+        commands: pacer_commands(&run_golden(setup, &stimulus), &stimulus),
         frames_read: stimulus.frames_read,
         time: stimulus.time,
         error: stimulus.error,
@@ -186,7 +245,7 @@ pub fn cosim_pacer_stimulus(
     let mut compare =
         StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), RELEASE_STREAM, expected);
     run.phases.compare.lap(clock);
-    let ending = cosim_commands(&stimulus.commands, &stimulus.time, options, rtl_regs, &mut compare, &mut run);
+    let ending = cosim_commands(setup, &stimulus.commands, &stimulus.time, options, rtl_regs, &mut compare, &mut run);
     // After the model is gone, so a divergence's trace is closed and named too.
     run.wave = options.wave.as_ref().map(|w| w.path.clone()).filter(|p| p.exists());
     finish_run(&mut run, ending, stimulus.error, started);
@@ -225,6 +284,7 @@ impl BatchModel for RtlPacer {
 }
 
 fn cosim_commands(
+    setup: &CnSetup,
     commands: &[(u64, PacerCommand)],
     time: &TimeBase,
     options: &CosimOptions,
@@ -234,6 +294,7 @@ fn cosim_commands(
 ) -> Result<(), Ending> {
     let kind = if options.coverage_dat.is_some() { ModelKind::Coverage } else { ModelKind::Plain };
     let mut rtl = RtlPacer::new(kind, options.handshake, rtl_regs).map_err(Ending::Setup)?;
+    rtl.sim.load_qp_table(&setup.nic).map_err(Ending::Setup)?;
     if let Some(wave) = &options.wave {
         rtl.sim.open_trace(&wave.path, wave.from, wave.to, None).map_err(Ending::Setup)?;
     }

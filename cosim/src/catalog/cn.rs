@@ -5,8 +5,10 @@
 
 use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
+use metaroce_golden::frame::mac_control_frame;
 use metaroce_golden::notify::cnp_frame;
 use metaroce_golden::record::MacAddr;
+use metaroce_golden::wire::MacControlRepr;
 
 use super::entry::Capture;
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
@@ -107,7 +109,7 @@ fn red_mark(queue: u64, n: u64, salt: u64) -> u8 {
 fn nic(local: u8, qps: &[(u32, u32)], cc: CcParams) -> NicConfig {
     NicConfig {
         local_mac: Some(MacAddr(host_mac(local)).to_string()),
-        qps: qps.iter().map(|&(local, remote)| QpContext { local, remote }).collect(),
+        qps: qps.iter().map(|&(local, remote)| QpContext { local, remote, priority: 0 }).collect(),
         cc,
     }
 }
@@ -129,6 +131,7 @@ pub(super) fn captures() -> Vec<Capture> {
         dcqcn_fast_alpha(),
         metaroce_sender(),
         idle_gaps_20s(),
+        pfc_sender(),
     ]
     .into_iter()
     .chain(closed_loop_captures())
@@ -313,6 +316,57 @@ fn metaroce_sender() -> Capture {
     let cc =
         CcParams { mode: CcMode::Metaroce, pacer_start_rate: 40_000, pacer_burst_bytes: 3000, ..CcParams::default() };
     capture("metaroce_sender.pcap", sender(2000, 0x13, &cnps), sender_nic(0x13, cc))
+}
+
+/// Host 1 sending 1 KiB every 500 ns on QP 0x16 (priority 3) and on QP
+/// 0x17 (priority 0), paced at a 10 Gb/s start rate (so a backlog waits in
+/// the pacer), and the PAUSE and PFC frames its link partner (host 2)
+/// sends (`SPEC.md` §7.5): priority 3 paused, refreshed, paused for 0xFFFF
+/// quanta and resumed by a time of 0, both priorities paused at a tick
+/// inside a slot, an 802.3x PAUSE of every priority, a PFC frame for an
+/// unused priority, one with the vector's reserved byte set; and a PFC
+/// frame host 1 sent itself, which pauses nothing. CNPs for QP 0x16 cut its
+/// rate while it is paused (30 µs) and while it is not (90 µs).
+fn pfc_sender() -> Capture {
+    let flows = [Flow::rc(1, 2, 0x516), Flow::rc(1, 3, 0x517)];
+    let pfc = |enable: u16, quanta: u16| {
+        let mut pause_times = [0; 8];
+        for (p, time) in pause_times.iter_mut().enumerate() {
+            if enable & (1 << p) != 0 {
+                *time = quanta;
+            }
+        }
+        MacControlRepr::Pfc { class_enable: enable, pause_times }
+    };
+    // (ns after the start, sender host, frame body)
+    let pauses = [
+        (20_000, 2, pfc(1 << 3, 2000)),
+        (25_000, 2, pfc(1 << 3, 3000)),
+        (50_000, 2, pfc(1 << 3, 0xFFFF)),
+        (60_000, 2, pfc(1 << 3, 0)),
+        (80_030, 2, pfc(1 << 3 | 1, 100)),
+        (100_000, 2, MacControlRepr::Pause { pause_time: 1000 }),
+        (120_000, 2, pfc(1 << 5, 5000)),
+        (140_000, 1, pfc(1 << 3, 0xFFFF)),
+        (160_000, 2, pfc(0xFF01, 4000)),
+    ];
+    let mut frames = Vec::new();
+    for i in 0..400u64 {
+        for (k, flow) in flows.iter().enumerate() {
+            frames.push(GenFrame::at(START_NS + i * 500 + k as u64 * 250, flow.frame(i as u32, 1024, ECT0)));
+        }
+    }
+    for (ns, host, body) in pauses {
+        frames.push(GenFrame::at(START_NS + ns + 1, mac_control_frame(host_mac(host), &body)));
+    }
+    for ns in [30_000, 90_000] {
+        frames.push(GenFrame::at(START_NS + ns + 2, flows[0].cnp(0x16, None)));
+    }
+    frames.sort_by_key(|f| f.time_ns);
+    let cc = CcParams { pacer_start_rate: 10_000, ..CcParams::default() };
+    let mut nic = nic(1, &[(0x16, 0x516), (0x17, 0x517)], cc);
+    nic.qps[0].priority = 3;
+    capture("pfc_sender.pcap", frames, nic)
 }
 
 /// Host 1 over 20 seconds: four 200 µs bursts (sending on QP 0x14, receiving

@@ -210,7 +210,7 @@ impl SimConfig {
             local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
             qps: peers
                 .into_iter()
-                .map(|p| QpContext { local: qp_toward(host, p, hosts), remote: qp_toward(p, host, hosts) })
+                .map(|p| QpContext { local: qp_toward(host, p, hosts), remote: qp_toward(p, host, hosts), priority: 0 })
                 .collect(),
             cc,
         }

@@ -11,11 +11,11 @@ fn regs(line_mbps: u32, burst: u32) -> CcRegisters {
 }
 
 fn send(time: u64, qp: u32, len: u32) -> PacerCommand {
-    PacerCommand { time, qp, rate_kbps: None, send_len: Some(len) }
+    PacerCommand { time, qp, rate_kbps: None, send_len: Some(len), pause: None }
 }
 
 fn rate(time: u64, qp: u32, kbps: u32) -> PacerCommand {
-    PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None }
+    PacerCommand { time, qp, rate_kbps: Some(kbps), send_len: None, pause: None }
 }
 
 #[test]
@@ -197,20 +197,128 @@ fn advancing_time_releases_what_is_due_and_names_the_next_slot() {
     assert_eq!(Pacer::new(PacerGeometry::default(), &regs(100_000, 0)).next_busy_tick(), None);
     let (mut p, mut out) = backlog(3);
     // Eligible at 0, 800.0002 and 1600.0004 ns: slots 0, 12 and 25 of 64
-    // ns; slot 0 was served before the second packet was taken.
+    // ns; slot 0 was served, and its packet left, before the second packet
+    // was taken. A packet served at its slot's start leaves once time has
+    // reached its tick (801, 1601): the egress's wake-ups.
     assert_eq!(out.len(), 1);
     let mut wakes = Vec::new();
     while let Some(tick) = p.next_busy_tick() {
         wakes.push(tick);
         p.advance(tick, &mut out);
     }
-    assert_eq!(wakes, [768, 1600]);
+    assert_eq!(wakes, [768, 801, 1600, 1601]);
     // The same releases as a flush, each found by its slot's start.
     let (mut flushed, mut all) = backlog(3);
     flushed.flush(&mut all);
     assert_eq!(out, all);
     // A command with neither rate nor packet only moves time on.
     let before = p.qps[3];
-    p.command(&PacerCommand { time: 5000, qp: 3, rate_kbps: None, send_len: None }, &mut out);
+    p.command(&PacerCommand { time: 5000, qp: 3, rate_kbps: None, send_len: None, pause: None }, &mut out);
     assert_eq!((p.qps[3], p.watermark), (before, 5000));
+}
+
+fn pfc(time: u64, enable: u8, quanta: u16) -> PacerCommand {
+    PacerCommand::from_pause(time, PauseCommand { enable, quanta: [quanta; 8] })
+}
+
+/// The pause a PFC frame of `quanta` at `time` asks for, in Q44.20 ns at
+/// the line rate of `r`.
+fn pause_end(r: &CcRegisters, time: u64, quanta: u16) -> u64 {
+    (time << TIME_FRAC_BITS) + u64::from(quanta) * QUANTUM_BYTES * r.line_byte_time
+}
+
+/// QP 1 on priority 3 and QP 2 on priority 0, each at 10 Gb/s with
+/// `packets` packets of 1000 bytes handed over at 0 (one every 800 ns).
+fn two_priorities(r: &CcRegisters, packets: usize) -> (Pacer, Vec<Release>) {
+    let mut p = Pacer::new(PacerGeometry::default(), r);
+    assert!(p.set_priority(1, 3) && !p.set_priority(1, 8) && !p.set_priority(5000, 0));
+    let mut out = Vec::new();
+    for qp in [1, 2] {
+        p.command(&rate(0, qp, 10_000_000), &mut out);
+    }
+    for _ in 0..packets {
+        for qp in [1, 2] {
+            p.command(&send(0, qp, 1000), &mut out);
+        }
+    }
+    (p, out)
+}
+
+#[test]
+fn a_paused_priority_waits_while_the_others_flow() {
+    let r = regs(100_000, 0);
+    let (mut p, mut out) = two_priorities(&r, 10);
+    // Priority 3 paused at 2000 ns for 0xFFFF quanta (5.2 ms at 100 Gb/s).
+    p.command(&pfc(2000, 1 << 3, 0xFFFF), &mut out);
+    p.command(&rate(4000, 9, 10_000_000), &mut out);
+    let end = ceil_ns(pause_end(&r, 2000, 0xFFFF));
+    p.flush(&mut out);
+    let of = |qp| out.iter().filter(|r| r.qp == qp).map(|r| r.time).collect::<Vec<_>>();
+    let (paused, other) = (of(1), of(2));
+    assert_eq!((paused.len(), other.len()), (10, 10));
+    assert!(out.iter().all(|r| !r.dropped));
+    // QP 2 keeps its schedule: one packet every 800 ns.
+    assert_eq!(other[9], 7201);
+    // QP 1: its three packets due by 2000 ns left; the rest waited for the
+    // pause's end and then went at line rate (80 ns per 1000 bytes), in
+    // order.
+    assert_eq!(&paused[..3], [0, 801, 1601]);
+    assert!(paused.iter().all(|&t| t <= 2000 || t >= end), "{paused:?}, end {end}");
+    assert_eq!(paused[3], end);
+    assert!(paused.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn a_pause_time_of_zero_resumes_at_once() {
+    let r = regs(100_000, 0);
+    let (mut p, mut out) = two_priorities(&r, 4);
+    p.command(&pfc(1000, 1 << 3, 0xFFFF), &mut out);
+    p.command(&pfc(5000, 1 << 3, 0), &mut out);
+    p.flush(&mut out);
+    let paused: Vec<u64> = out.iter().filter(|r| r.qp == 1).map(|r| r.time).collect();
+    // Due at 1600 and 2400 ns, held, both out at 5000 (the second behind
+    // the first on the link); then at 2400 + 800 ns steps as before.
+    assert_eq!(paused, [0, 801, 5000, 5081]);
+}
+
+#[test]
+fn a_pause_that_starts_inside_a_slot_holds_the_packet_served_before_it() {
+    let r = regs(100_000, 0);
+    let (mut p, mut out) = backlog(2);
+    // The second packet is eligible at 800.0002 ns, in the slot of
+    // 768-832 ns: a command at 770 serves that slot, and the PFC frame at
+    // 790 ns comes before the packet's time.
+    p.command(&PacerCommand { time: 770, qp: 3, rate_kbps: None, send_len: None, pause: None }, &mut out);
+    assert_eq!(out.len(), 1);
+    p.command(&pfc(790, 1, 10), &mut out);
+    p.flush(&mut out);
+    assert_eq!(out[1].time, ceil_ns(pause_end(&r, 790, 10)));
+}
+
+#[test]
+fn a_refresh_restarts_the_timer_and_a_pause_frame_stops_every_priority() {
+    let r = regs(100_000, 0);
+    let (mut p, mut out) = two_priorities(&r, 3);
+    // 802.3x PAUSE (every priority) at 100 ns, refreshed at 300 ns.
+    p.command(&PacerCommand::from_pause(100, PauseCommand { enable: 0xFF, quanta: [20; 8] }), &mut out);
+    p.command(&pfc(300, 0xFF, 20), &mut out);
+    p.flush(&mut out);
+    let end = ceil_ns(pause_end(&r, 300, 20));
+    assert!(end > ceil_ns(pause_end(&r, 100, 20)));
+    // Everything due in (100, end) waits for the refreshed end.
+    assert!(out.iter().all(|r| r.time <= 100 || r.time >= end), "{out:?}");
+    assert_eq!(out.len(), 6);
+}
+
+#[test]
+fn pause_commands_from_parsed_frames() {
+    use crate::frame::mac_control_frame;
+    use crate::parser::{parse_frame, ParserConfig};
+    use crate::wire::MacControlRepr;
+    let parse = |repr| parse_frame(&mac_control_frame([2, 0, 0, 0, 0, 1], &repr), false, &ParserConfig::default());
+    let pfc = parse(MacControlRepr::Pfc { class_enable: 0x0121, pause_times: [1, 2, 3, 4, 5, 6, 7, 8] });
+    assert_eq!(PauseCommand::from_record(&pfc), Some(PauseCommand { enable: 0x21, quanta: [1, 2, 3, 4, 5, 6, 7, 8] }));
+    let pause = parse(MacControlRepr::Pause { pause_time: 9 });
+    assert_eq!(PauseCommand::from_record(&pause), Some(PauseCommand { enable: 0xFF, quanta: [9; 8] }));
+    assert_eq!(PauseCommand::from_record(&parse(MacControlRepr::Other { opcode: 2 })), None);
 }
