@@ -56,23 +56,33 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The congested incast lossless: a buffer that tail-drops it, PFC on,
+/// and ECN marked below the queue PFC holds.
+const LOSSLESS: &[&str] = &["--pfc", "--buffer-kib", "256", "--kmin-kb", "20", "--kmax-kb", "80"];
+
 #[test]
 fn rtl_in_the_loop_gives_the_golden_loops_traces() {
-    let golden = common::scratch("sim-golden");
-    run_into(&golden, &[]);
-    let names = files(&golden);
-    // Both modes: summary, two CSVs, two charts, and per host a capture and its NIC file.
-    assert_eq!(names.len(), 1 + 2 * (5 + 2 * 5), "{names:?}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(golden.join("dcqcn/summary.json")).unwrap()).unwrap();
-    assert!(summary["marks"].as_u64().unwrap() > 0 && summary["cnps"].as_u64().unwrap() > 0, "{summary}");
-    for rtl in ["all", "2"] {
-        let dir = common::scratch(&format!("sim-rtl-{rtl}"));
-        run_into(&dir, &["--rtl", rtl]);
-        assert_eq!(files(&dir), names);
-        for name in &names {
-            let (a, b) = (fs::read(golden.join(name)).unwrap(), fs::read(dir.join(name)).unwrap());
-            assert!(a == b, "--rtl {rtl}: {} differs from the golden loop's", name.display());
+    for (name, flags, placements) in [("lossy", &[][..], &["all", "2"][..]), ("pfc", LOSSLESS, &["all"][..])] {
+        let golden = common::scratch(&format!("sim-golden-{name}"));
+        run_into(&golden, flags);
+        let names = files(&golden);
+        // Both modes: summary, two CSVs, two charts, and per host a capture and its NIC file.
+        assert_eq!(names.len(), 1 + 2 * (5 + 2 * 5), "{names:?}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(golden.join("dcqcn/summary.json")).unwrap()).unwrap();
+        assert!(summary["marks"].as_u64().unwrap() > 0 && summary["cnps"].as_u64().unwrap() > 0, "{summary}");
+        if name == "pfc" {
+            let pauses = &summary["pfc_priorities"][0];
+            assert!(pauses["pause_frames"].as_u64().unwrap() > 0 && summary["drops"] == 0, "{summary}");
+        }
+        for rtl in placements {
+            let dir = common::scratch(&format!("sim-rtl-{name}-{rtl}"));
+            run_into(&dir, &[flags, &["--rtl", rtl]].concat());
+            assert_eq!(files(&dir), names);
+            for file in &names {
+                let (a, b) = (fs::read(golden.join(file)).unwrap(), fs::read(dir.join(file)).unwrap());
+                assert!(a == b, "{name}, --rtl {rtl}: {} differs from the golden loop's", file.display());
+            }
         }
     }
 }
@@ -80,7 +90,8 @@ fn rtl_in_the_loop_gives_the_golden_loops_traces() {
 #[test]
 fn the_host_captures_replay_clean_through_the_cosim() {
     let dir = common::scratch("sim-replay");
-    run_into(&dir, &["--cc", "metaroce"]);
+    // Lossless, so that the senders' captures hold the switch's PFC frames.
+    run_into(&dir, &[&["--cc", "metaroce"], LOSSLESS].concat());
     let captures = dir.join("metaroce/captures");
     let receiver = captures.join("host00.pcap");
     let sender = captures.join("host01.pcap");
@@ -88,6 +99,7 @@ fn the_host_captures_replay_clean_through_the_cosim() {
     let all = text(&out);
     assert!(out.status.success(), "{all}");
     assert_eq!(all.matches("PASS").count(), 8, "{all}");
+    assert!(all.contains("flow_control"), "no PFC frame replayed:\n{all}");
     // The replay makes the loop's CNPs at the receiver and its releases at a sender.
     let summary: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("metaroce/summary.json")).unwrap()).unwrap();
@@ -158,9 +170,16 @@ fn the_readme_block_regenerates_from_one_command() {
     for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 2 modes x 3 presets x 2 charts, each linked.
+    for case in ["all-to-all, 8 hosts**, 400", "victim beside incast 16:1**, 100", "victim beside incast 16:1**, 400"] {
+        assert!(updated.contains(case), "`{case}` missing:\n{updated}");
+    }
+    // 3 cases x 2 modes x 3 presets x 2 charts, and 6 lossless cases x 4
+    // columns x 2 charts, each linked; the lossless cases' lossy DCQCN
+    // column under ns3 is the preset table's run in 3 of them (same files).
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 36);
+    assert_eq!(svgs.len(), 36 + 48 - 3 * 2);
+    assert_no_drops_with_pfc(&updated);
+    assert_victim_keeps_its_fair_rate_with_metaroce(&updated);
     for preset in ["paper", "ns3", "mlx5"] {
         assert!(updated.contains(&format!("| metaroce, {preset} |")), "{preset}:\n{updated}");
         assert!(updated.contains(&format!("| rates, {preset} preset |")), "{preset}:\n{updated}");
@@ -175,6 +194,43 @@ fn the_readme_block_regenerates_from_one_command() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("has no `<!-- metaroce sim readme: begin -->`"), "{}", text(&out));
     assert_eq!(fs::read_to_string(&readme).unwrap(), "no block\n");
+}
+
+/// Issue 18's bar: in every table of the block, every PFC column shows 0
+/// drops (and the lossless section has all six cases' tables).
+fn assert_no_drops_with_pfc(readme: &str) {
+    let mut pfc_tables = 0;
+    for table in readme.split("\n\n").filter(|t| t.starts_with('|')) {
+        let header: Vec<&str> = table.lines().next().unwrap().split('|').map(str::trim).collect();
+        let pfc: Vec<usize> = (0..header.len()).filter(|&i| header[i].contains("+ PFC")).collect();
+        if pfc.is_empty() {
+            continue;
+        }
+        pfc_tables += 1;
+        let drops = table.lines().find(|l| l.starts_with("| drops |")).expect("a drops row");
+        let cells: Vec<&str> = drops.split('|').map(str::trim).collect();
+        for i in pfc {
+            assert_eq!(cells[i], "0", "{}: {}:\n{table}", header[1], header[i]);
+        }
+    }
+    assert_eq!(pfc_tables, 6, "{readme}");
+}
+
+/// Issue 18's target: behind PFC with MetaRoCE, the victim flow keeps at
+/// least 90 % of its fair rate, at 100 and 400 Gb/s.
+fn assert_victim_keeps_its_fair_rate_with_metaroce(readme: &str) {
+    let mut checked = 0;
+    for table in readme.split("\n\n").filter(|t| t.starts_with("| victim beside")) {
+        let header: Vec<&str> = table.lines().next().unwrap().split('|').map(str::trim).collect();
+        let column = header.iter().position(|h| h.starts_with("metaroce + PFC")).expect("a MetaRoCE + PFC column");
+        let row = table.lines().find(|l| l.starts_with("| victim flow |")).expect("a victim flow row");
+        let cell = row.split('|').map(str::trim).nth(column).unwrap();
+        // "h1->h17: 92.8 Gb/s, 99.0 % of its fair 93.8, paused 0.0 µs"
+        let percent: f64 = cell.split(", ").nth(1).and_then(|p| p.split(' ').next()).unwrap().parse().unwrap();
+        assert!(percent >= 90.0, "{}: the victim keeps {percent} % of its fair rate:\n{table}", header[1]);
+        checked += 1;
+    }
+    assert_eq!(checked, 2, "{readme}");
 }
 
 /// The targets of the block's links and images, with how many are images.
@@ -207,7 +263,7 @@ fn the_readme_shows_charts_that_exist() {
 
 #[test]
 fn bad_flags_are_refused_by_name() {
-    let cases: [(&[&str], i32, &str); 9] = [
+    let cases: [(&[&str], i32, &str); 11] = [
         (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
         (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),
         (&["sim", "incast", "--hosts", "3", "--rtl", "7"], 1, "--rtl 7: there are hosts 0 to 3"),
@@ -217,6 +273,8 @@ fn bad_flags_are_refused_by_name() {
         (&["sim", "incast", "--rtl", "some"], 2, "a host number or `all`"),
         (&["sim", "incast", "--mark", "ingress"], 2, "`ingress`: `enqueue` or `dequeue`"),
         (&["sim", "incast", "--cc-preset", "dcqcn"], 2, "`dcqcn`: choose one of paper, ns3, mlx5"),
+        (&["sim", "victim", "--hosts", "63"], 1, "victim: 63 senders; 2 to 62"),
+        (&["sim", "incast", "--pfc", "--buffer-kib", "256"], 1, "--pfc: the headroom of 17 ports"),
     ];
     for (args, code, needle) in cases {
         let out = metaroce(args);

@@ -10,12 +10,11 @@ use anyhow::Result;
 use clap::ValueEnum;
 use metaroce_cosim::sim::readme::write_readme_figures;
 use metaroce_cosim::sim::report::run_modes;
-use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimConfig};
-use metaroce_golden::cc_params::CcMode;
+use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimCc, SimConfig};
 use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::cc_presets::CcPreset;
 
-use super::{parse_u64, CcChoice};
+use super::parse_u64;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimScenario {
@@ -23,17 +22,41 @@ pub enum SimScenario {
     Incast,
     /// Every one of `--hosts` hosts (default 8) sends a message to every other.
     AllToAll,
+    /// An incast of `--hosts` senders (default 16) to host 0, and a flow from
+    /// host 1 to a host of its own: the victim when host 1 is paused.
+    Victim,
     /// The README's set (16:1 incast at 100 and 400 Gb/s, 8-host
-    /// all-to-all), both modes at CNP intervals of 50 and 4 µs: charts and
-    /// tables into --out (docs/sim) and README.md.
+    /// all-to-all), both modes under each preset, and lossy against PFC
+    /// with each reaction (victim scenario too): charts and tables into
+    /// --out (docs/sim) and README.md.
     Readme,
+}
+
+/// What reacts to congestion.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimCcChoice {
+    /// Nothing: the switch marks no ECN (with --pfc: PFC alone).
+    None,
+    Dcqcn,
+    Metaroce,
+}
+
+impl SimCcChoice {
+    fn cc(self) -> SimCc {
+        match self {
+            SimCcChoice::None => SimCc::None,
+            SimCcChoice::Dcqcn => SimCc::DCQCN,
+            SimCcChoice::Metaroce => SimCc::METAROCE,
+        }
+    }
 }
 
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(value_enum)]
     scenario: SimScenario,
-    /// Incast: senders (2..64, default 16). All-to-all: hosts (2..64, default 8).
+    /// Incast: senders (2..64, default 16). All-to-all: hosts (2..64,
+    /// default 8). Victim: the incast's senders (2..62, default 16).
     #[arg(long)]
     hosts: Option<usize>,
     #[arg(long, default_value_t = 100)]
@@ -68,9 +91,15 @@ pub struct Args {
     /// behind, as HPCC's ns-3 switch) or `enqueue` (on the queue it joins).
     #[arg(long, value_name = "enqueue|dequeue", default_value = "dequeue")]
     mark: MarkPoint,
-    /// Congestion control of every NIC; several run side by side.
+    /// Congestion control of every NIC, or none (no ECN marking); several
+    /// run side by side.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
-    cc: Vec<CcChoice>,
+    cc: Vec<SimCcChoice>,
+    /// Lossless data: the switch pauses the senders' data priority with
+    /// PFC frames (XOFF/XON per ingress port, headroom computed from the
+    /// link) instead of dropping (SPEC.md §9.6).
+    #[arg(long)]
+    pfc: bool,
     /// Congestion-control defaults of one source: `paper`, `ns3` or `mlx5`
     /// (SPEC.md §6.8), at --link-gbps.
     #[arg(long = "cc-preset", value_name = "paper|ns3|mlx5")]
@@ -117,6 +146,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     }
     let scenario = match args.scenario {
         SimScenario::Incast => Scenario::Incast { senders: args.hosts.unwrap_or(16) },
+        SimScenario::Victim => Scenario::Victim { senders: args.hosts.unwrap_or(16) },
         _ => Scenario::AllToAll { hosts: args.hosts.unwrap_or(8) },
     };
     let mut config = SimConfig::new(scenario, args.link_gbps);
@@ -129,6 +159,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.kmax = args.kmax_kb.map_or(config.red.kmax, |k| k * 1000);
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
     config.mark = args.mark;
+    config.pfc = args.pfc;
     if let Some(preset) = args.cc_preset {
         config.apply_preset(preset).map_err(anyhow::Error::msg)?;
     }
@@ -141,10 +172,10 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.max_time_ns = args.max_time_us.saturating_mul(1000);
     config.record_captures = !args.no_captures;
     config.validate().map_err(|e| anyhow::anyhow!(e))?;
-    let mut modes: Vec<CcMode> = args.cc.iter().map(|c| c.mode()).collect();
+    let mut modes: Vec<SimCc> = args.cc.iter().map(|c| c.cc()).collect();
     modes.dedup();
     let dir = args.out.unwrap_or_else(|| {
-        PathBuf::from("sim-out").join(if matches!(scenario, Scenario::Incast { .. }) { "incast" } else { "all-to-all" })
+        PathBuf::from("sim-out").join(args.scenario.to_possible_value().expect("a named scenario").get_name())
     });
     run_modes(&config, &modes, &dir, out)?;
     Ok(ExitCode::SUCCESS)

@@ -10,28 +10,33 @@
 //! A host keeps one packet per QP between hand-over and the wire: the next
 //! is posted when the previous one starts on the host's link. A packet the
 //! switch drops is sent again (selective repeat) once the receiver's NAK
-//! would reach the sender.
-
+//! would reach the sender. With `--pfc` the switch drops no data: it pauses
+//! the sending hosts' data priority instead, with PFC frames their NICs
+//! parse and obey.
 //!
-//! The files: [`scenario`] (what runs: scenario, links, NICs), [`world`]
-//! (the event loop), [`outputs`] (what a run gives back), and the parts of
-//! the network: [`nic`], [`packet`], [`switch`]; [`report`] and [`plot`]
-//! turn runs into tables and charts, and [`readme`] makes the README's figures.
+//! The files: [`scenario`] (what runs: scenario, links, NICs), [`setup`]
+//! (a run from it), [`world`] (the event loop), [`outputs`] (what a run
+//! gives back), and the parts of the network: [`nic`], [`packet`], [`switch`] and its [`pfc`]; [`report`],
+//! [`pauses`] and [`plot`] turn runs into tables and charts, and [`readme`]
+//! makes the README's figures.
 
 pub mod nic;
 pub mod outputs;
 pub mod packet;
+pub mod pauses;
+pub mod pfc;
 pub mod plot;
 pub mod readme;
 pub mod report;
 pub mod scenario;
+pub mod setup;
 pub mod switch;
 pub mod world;
 
 pub use outputs::{Flow, Sample, SimFailure, SimRun};
-pub use scenario::{peer_of, qp_toward, RtlPlacement, Scenario, SimConfig, QP_BASE};
+pub use scenario::{peer_of, qp_toward, RtlPlacement, Scenario, SimCc, SimConfig, QP_BASE};
+pub use setup::{run, run_cc};
 pub use switch::MarkPoint;
-pub use world::run;
 
 #[cfg(test)]
 mod tests {
@@ -81,6 +86,51 @@ mod tests {
         // Every drop cost one more release at its sender.
         let releases: usize = run.releases.iter().map(Vec::len).sum();
         assert_eq!(releases as u64, count * run.flows.len() as u64 + run.drops);
+    }
+
+    /// A buffer that tail-drops the congested incast holds it without a
+    /// loss behind PFC: the senders are paused instead, every pause frame
+    /// reaches its NIC, and no packet is sent twice.
+    #[test]
+    fn pfc_loses_nothing_where_tail_drop_loses_packets() {
+        let mut config = congested();
+        config.buffer_bytes = 256 << 10;
+        // Kmin below the queue that PFC holds, so that ECN still marks.
+        config.red = switch::RedProfile { kmin: 20_000, kmax: 80_000, pmax: 0.2 };
+        let count = config.packets_per_message();
+        for cc in [SimCc::None, SimCc::DCQCN, SimCc::METAROCE] {
+            let lossy = run_cc(&config, cc).unwrap();
+            assert!(lossy.drops > 0 && lossy.pfc.is_none(), "{cc:?}: {} drops", lossy.drops);
+            let run = run_cc(&SimConfig { pfc: true, ..config.clone() }, cc).unwrap();
+            let counts = run.pfc.unwrap()[3];
+            assert_eq!(run.drops, 0, "{cc:?}");
+            assert!(counts.pause_frames > 0 && counts.resume_frames > 0 && counts.paused_ps > 0, "{cc:?}: {counts:?}");
+            assert_eq!(run.pfc_frames_received, counts.pause_frames + counts.resume_frames);
+            assert!(run.flows.iter().all(|f| f.delivered_packets == count && f.lost_packets == 0));
+            let releases: usize = run.releases.iter().map(Vec::len).sum();
+            assert_eq!(releases as u64, count * run.flows.len() as u64, "{cc:?}");
+            // Without ECN nothing reacts; with it, CNPs flow (priority 6, never paused).
+            assert_eq!(run.cnps_sent == 0, cc == SimCc::None, "{cc:?}: {} CNPs", run.cnps_sent);
+        }
+    }
+
+    /// The victim scenario: PFC alone pauses host 1 for the incast, and
+    /// with it the flow to a receiver that has no queue.
+    #[test]
+    fn a_pause_for_the_incast_stops_the_victim_flow_beside_it() {
+        let mut config = SimConfig::new(Scenario::Victim { senders: 4 }, 100);
+        (config.message_bytes, config.mtu, config.buffer_bytes) = (256 << 10, 1024, 256 << 10);
+        config.pfc = true;
+        let run = run_cc(&config, SimCc::None).unwrap();
+        let victim = &run.flows[config.scenario.victim_flow().unwrap()];
+        assert_eq!((victim.src, victim.dst), (1, 5));
+        assert!(victim.paused_ps > 0 && victim.victim_ps == victim.paused_ps, "{victim:?}");
+        assert_eq!(run.drops, 0);
+        let summary = report::summarize(&run);
+        let v = summary.victim.unwrap();
+        assert_eq!(v.fair_gbps, 75.0);
+        assert!(v.throughput_gbps < v.fair_gbps, "{v:?}");
+        assert!(summary.pfc_priorities[0].victim_flows >= 1, "{:?}", summary.pfc_priorities);
     }
 
     /// The golden top given a host's capture (frames at their ticks, then

@@ -6,8 +6,10 @@ use std::collections::VecDeque;
 use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
+use metaroce_golden::wire::PFC_PRIORITIES;
 
-use super::scenario::SimConfig;
+use super::pfc::PriorityCounts;
+use super::scenario::{SimCc, SimConfig};
 use crate::capture::GenFrame;
 
 /// One flow's progress.
@@ -32,6 +34,34 @@ pub struct Flow {
     /// order, each at the tick the reaction point stamped it with.
     pub start_rate_kbps: u32,
     pub rate_steps: Vec<(u64, u32)>,
+    /// With PFC: the time its sender's priority was paused (XOFF to XON at
+    /// the switch) while the flow ran, ps; of it, the pauses that began
+    /// while the flow's own egress queue was at or below Kmin (the flow a
+    /// victim); and the pause in force, from when, and whether a victim.
+    pub paused_ps: u64,
+    pub victim_ps: u64,
+    pub pause_open: Option<(u64, bool)>,
+}
+
+impl Flow {
+    /// Whether the flow has started and is not done at `now` (ps).
+    pub fn started(&self, now: u64) -> bool {
+        self.start_ps <= now && self.done_ps.is_none()
+    }
+
+    pub fn pause_starts(&mut self, now: u64, victim: bool) {
+        self.pause_open.get_or_insert((now, victim));
+    }
+
+    /// Ends the pause in force at `now`, or at the flow's end if earlier.
+    pub fn pause_ends(&mut self, now: u64) {
+        let Some((since, victim)) = self.pause_open.take() else { return };
+        let paused = self.done_ps.map_or(now, |d| d.min(now)).saturating_sub(since);
+        self.paused_ps += paused;
+        if victim {
+            self.victim_ps += paused;
+        }
+    }
 }
 
 /// One row of the time series.
@@ -44,6 +74,8 @@ pub struct Sample {
     pub marks: u64,
     pub drops: u64,
     pub cnps: u64,
+    /// PFC XOFF frames the switch sent, refreshes included.
+    pub pause_frames: u64,
 }
 
 /// Everything a run produced.
@@ -59,6 +91,10 @@ pub struct SimRun {
     pub drops: u64,
     pub cnps_sent: u64,
     pub cnps_received: u64,
+    /// With `--pfc`: per priority, the switch's PFC frames and pauses.
+    pub pfc: Option<[PriorityCounts; PFC_PRIORITIES]>,
+    /// PFC frames that reached a host's NIC.
+    pub pfc_frames_received: u64,
     /// When the switch first marked a packet CE, and a NIC first sent a
     /// CNP, ps.
     pub first_mark_ps: Option<u64>,
@@ -93,6 +129,15 @@ impl From<String> for SimFailure {
 }
 
 impl SimRun {
+    /// What reacted to congestion.
+    pub fn cc(&self) -> SimCc {
+        if self.config.ecn {
+            SimCc::Nic(self.mode)
+        } else {
+            SimCc::None
+        }
+    }
+
     /// Every flow's sender rate (kb/s) at every sample tick and at every
     /// tick where a rate changed, in tick order (each tick once): the
     /// rates from that tick on.

@@ -1,6 +1,6 @@
-//! Frames on the simulated wire: RC SEND packets of a flow, and CNPs. Every
-//! frame is IPv4 without VLAN tags or options, so the fields the switch
-//! reads sit at fixed offsets.
+//! Frames on the simulated wire: RC SEND packets of a flow, CNPs, and the
+//! switch's PFC frames. Every RoCE frame is IPv4 without VLAN tags or
+//! options, so the fields the switch reads sit at fixed offsets.
 
 use metaroce_golden::frame::{RoceRepr, UdpFrameRepr, ICRC_LEN, MIN_FRAME_LEN};
 use metaroce_golden::opcode::CNP;
@@ -24,6 +24,16 @@ pub const WIRE_OVERHEAD: u64 = 24;
 const FCS_LEN: u64 = 4;
 const IP_OFFSET: usize = EthernetRepr::LEN;
 const BTH_OFFSET: usize = IP_OFFSET + Ipv4Repr::LEN + UdpRepr::LEN;
+/// The DSCP of data packets: 26 (AF31), as the regression stimuli draw it;
+/// priority 3, the lossless class of RoCE deployments.
+pub const DATA_DSCP: u8 = 26;
+
+/// The priority of a frame with `dscp`: its class selector, DSCP / 8 (the
+/// switch trusts DSCP; mlx5's default `dscp2prio` map, `mlnx_qos --trust
+/// dscp`): data 26 on 3, CNPs 48 (`np_cnp_dscp`) on 6.
+pub fn priority_of_dscp(dscp: u8) -> usize {
+    usize::from(dscp >> 3)
+}
 
 /// Host `h`'s number in addresses (`addresses::host_mac` etc.): 1-based.
 pub fn address_of(host: usize) -> u8 {
@@ -33,7 +43,7 @@ pub fn address_of(host: usize) -> u8 {
 #[derive(Debug, Clone)]
 pub struct Packet {
     pub data: Vec<u8>,
-    /// The flow a data packet belongs to (None: a CNP).
+    /// The flow a data packet belongs to (None: a CNP or a PFC frame).
     pub flow: Option<usize>,
     /// A data packet's index in its message (its PSN).
     pub index: u64,
@@ -56,7 +66,7 @@ impl Packet {
         // them (`stimuli::RoceFrame`), so the simulator's captures keep
         // their bytes; ECT(0); one UDP source port per flow (RoCE's entropy).
         let ip = Ipv4Repr {
-            dscp: 26,
+            dscp: DATA_DSCP,
             ecn: 2,
             ident: (seq_value(psn & 0xFF_FFFF, 7) & 0xFFFF) as u16,
             dont_frag: true,
@@ -103,6 +113,15 @@ impl Packet {
         Packet { data, flow: None, index: 0 }
     }
 
+    /// A frame the switch sends on its own: a MAC Control (PFC) frame.
+    pub fn control(data: Vec<u8>) -> Self {
+        Packet { data, flow: None, index: 0 }
+    }
+
+    pub fn is_mac_control(&self) -> bool {
+        EthernetFrame::new_unchecked(&self.data).ethertype() == ethertype::MAC_CONTROL
+    }
+
     pub fn is_cnp(&self) -> bool {
         Bth::new_checked(self.data.get(BTH_OFFSET..).unwrap_or_default()).is_ok_and(|bth| bth.opcode() == CNP)
     }
@@ -110,6 +129,16 @@ impl Packet {
     /// The destination host, from the MAC.
     pub fn dst_host(&self) -> usize {
         usize::from(EthernetFrame::new_unchecked(&self.data).dst_addr()[5]).wrapping_sub(1)
+    }
+
+    /// The sending host, from the MAC: the switch port it came in on.
+    pub fn src_host(&self) -> usize {
+        usize::from(EthernetFrame::new_unchecked(&self.data).src_addr()[5]).wrapping_sub(1)
+    }
+
+    /// The priority the switch queues a RoCE frame on, by its DSCP.
+    pub fn priority(&self) -> usize {
+        priority_of_dscp(Ipv4Packet::new_unchecked(&self.data[IP_OFFSET..]).dscp())
     }
 
     pub fn ecn_capable(&self) -> bool {

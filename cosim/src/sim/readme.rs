@@ -1,5 +1,6 @@
-//! The README's measurement set (`SPEC.md` §9.5): the cases, both modes at
-//! both CNP intervals, their charts and the generated README block.
+//! The README's measurement set (`SPEC.md` §9.5): the cases, both modes
+//! under each preset, lossy against lossless (PFC) with each reaction,
+//! their charts and the generated README block.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -8,11 +9,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cc_presets::CcPreset;
 
-use super::report::{comparison_table, queue_chart, rates_chart, summarize};
-use super::scenario::{Scenario, SimConfig};
+use super::report::{comparison_table, queue_chart, rates_chart, summarize, Summary};
+use super::scenario::{Scenario, SimCc, SimConfig};
 
 /// The README's measurement set (`SPEC.md` §9.5): (file stem, configuration).
 pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
@@ -29,6 +29,35 @@ pub fn readme_cases() -> Vec<(&'static str, SimConfig)> {
     cases
 }
 
+/// The lossless comparison's cases (`SPEC.md` §9.5): each scenario of
+/// [`readme_cases`] and the victim scenario, at 100 and 400 Gb/s.
+pub fn lossless_cases() -> Vec<(String, SimConfig)> {
+    let mut cases = Vec::new();
+    for (name, scenario) in [
+        ("incast16", Scenario::Incast { senders: 16 }),
+        ("alltoall8", Scenario::AllToAll { hosts: 8 }),
+        ("victim16", Scenario::Victim { senders: 16 }),
+    ] {
+        for gbps in [100, 400] {
+            let mut config = SimConfig::new(scenario, gbps);
+            config.record_captures = false;
+            if matches!(scenario, Scenario::AllToAll { .. }) {
+                config.jitter_ns = 20_000;
+            }
+            cases.push((format!("{name}-{gbps}g"), config));
+        }
+    }
+    cases
+}
+
+/// The lossless comparison's columns: lossy with DCQCN, then PFC alone and
+/// with each congestion control (the last the configuration MetaRoCE
+/// proposes); its preset, HPCC ns-3's (the simulator whose switch model the
+/// PFC accounting follows).
+pub const LOSSLESS_COLUMNS: [(SimCc, bool); 4] =
+    [(SimCc::DCQCN, false), (SimCc::None, true), (SimCc::DCQCN, true), (SimCc::METAROCE, true)];
+pub const LOSSLESS_PRESET: CcPreset = CcPreset::Ns3;
+
 /// Where the README's generated block starts and ends.
 pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
 pub const README_END: &str = "<!-- metaroce sim readme: end -->";
@@ -44,7 +73,7 @@ pub const README_INLINE_CASE: &str = "incast16-100g";
 /// [`README_BEGIN`] and [`README_END`], with the charts of
 /// [`README_INLINE_CASE`] shown inline.
 pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
-    const MODES: [CcMode; 2] = [CcMode::Dcqcn, CcMode::Metaroce];
+    const MODES: [SimCc; 2] = [SimCc::DCQCN, SimCc::METAROCE];
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut block = String::new();
     let mut readme_block = String::new();
@@ -56,14 +85,10 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
         for preset in CcPreset::ALL {
             config.apply_preset(preset).map_err(|e| anyhow!("{stem}: {e}"))?;
             for mode in MODES {
-                let started = Instant::now();
                 let variant = format!("{}-{preset}", mode.name());
-                let run = super::world::run(&config, mode).map_err(|e| anyhow!("{stem} ({variant}): {e}"))?;
+                let (summary, charted) = run_and_chart(&config, mode, &format!("{stem}-{variant}"), dir, readme, log)?;
                 let mut links = Vec::new();
-                for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
-                    let path = dir.join(format!("{stem}-{variant}-{kind}.svg"));
-                    fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
-                    let link = relative_link(readme, &path);
+                for (kind, link) in charted {
                     let row = format!("{kind}, {preset} preset");
                     let image = format!("![{}: {row}]({link})", mode.name());
                     match inline.iter_mut().find(|(r, _)| *r == row) {
@@ -73,9 +98,7 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
                     links.push(format!("[{kind}]({link})"));
                 }
                 charts.push(format!("{} {preset}: {}", mode.name(), links.join(" ")));
-                writeln!(log, "{stem} {variant}: {:.1} s", started.elapsed().as_secs_f64())?;
-                log.flush()?;
-                summaries.push(summarize(&run));
+                summaries.push(summary);
             }
         }
         let mut case = String::new();
@@ -104,6 +127,9 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
         block.push_str(&table);
         readme_block.push_str(&table);
     }
+    let lossless = lossless_block(dir, readme, log)?;
+    block.push_str(&lossless);
+    readme_block.push_str(&lossless);
     // summary.md sits beside the charts, where README-relative images would not load.
     fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
     let block = readme_block;
@@ -115,6 +141,59 @@ pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> R
     fs::write(readme, updated).with_context(|| format!("cannot write {}", readme.display()))?;
     writeln!(log, "\n{block}")?;
     Ok(())
+}
+
+/// The lossless comparison: per case, [`LOSSLESS_COLUMNS`] side by side.
+fn lossless_block(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<String> {
+    let mut block = format!(
+        "\n### Lossy and lossless (`--pfc`), {LOSSLESS_PRESET} preset\n\nPFC pauses the senders' data \
+         priority (3) at each ingress port's XOFF threshold; CNPs travel on priority 6, never paused.\n"
+    );
+    for (stem, mut config) in lossless_cases() {
+        config.apply_preset(LOSSLESS_PRESET).map_err(|e| anyhow!("{stem}: {e}"))?;
+        let mut summaries = Vec::new();
+        let mut charts = Vec::new();
+        for (cc, pfc) in LOSSLESS_COLUMNS {
+            let variant = format!("{}{}-{LOSSLESS_PRESET}", if pfc { "pfc-" } else { "" }, cc.name());
+            let config = SimConfig { pfc, ..config.clone() };
+            let (summary, charted) = run_and_chart(&config, cc, &format!("{stem}-{variant}"), dir, readme, log)?;
+            let links: Vec<String> = charted.iter().map(|(kind, link)| format!("[{kind}]({link})")).collect();
+            charts.push(format!("{variant}: {}", links.join(" ")));
+            summaries.push(summary);
+        }
+        let _ = writeln!(
+            block,
+            "\n**{}**, {} Gb/s links. Charts: {}.\n",
+            config.scenario.name(),
+            config.link_gbps,
+            charts.join("; ")
+        );
+        block.push_str(&comparison_table(&summaries));
+    }
+    Ok(block)
+}
+
+/// One run of `config` under `cc`: its summary, and its rates and queue
+/// charts written as `dir/<name>-<kind>.svg`, with their links from `readme`.
+fn run_and_chart(
+    config: &SimConfig,
+    cc: SimCc,
+    name: &str,
+    dir: &Path,
+    readme: &Path,
+    log: &mut dyn Write,
+) -> Result<(Summary, Vec<(&'static str, String)>)> {
+    let started = Instant::now();
+    let run = super::setup::run_cc(config, cc).map_err(|e| anyhow!("{name}: {e}"))?;
+    let mut links = Vec::new();
+    for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
+        let path = dir.join(format!("{name}-{kind}.svg"));
+        fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
+        links.push((kind, relative_link(readme, &path)));
+    }
+    writeln!(log, "{name}: {:.1} s", started.elapsed().as_secs_f64())?;
+    log.flush()?;
+    Ok((summarize(&run), links))
 }
 
 /// `path` as a link from the directory of `from`.

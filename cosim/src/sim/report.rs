@@ -9,14 +9,14 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{anyhow, Context, Result};
-use metaroce_golden::cc_params::CcMode;
 use serde::Serialize;
 
 use super::nic::RTL_WIDTH;
 use super::outputs::SimRun;
 use super::packet::{Packet, WIRE_OVERHEAD};
+use super::pauses::{pauses_cell, priorities, victim, victim_cell, PrioritySummary, VictimSummary};
 use super::plot::{Chart, Series};
-use super::scenario::{RtlPlacement, Scenario, SimConfig};
+use super::scenario::{RtlPlacement, SimCc, SimConfig};
 use crate::capture::write_capture;
 
 /// The figures of one run.
@@ -52,7 +52,8 @@ pub struct Summary {
     pub flows_done: usize,
     /// The bound: the busiest host link carrying its bytes at line rate, µs.
     pub ideal_completion_us: f64,
-    /// Jain's fairness index of the flows' throughputs while all are active.
+    /// Jain's fairness index of the flows' throughputs over their fair
+    /// shares while all are active.
     pub jain_fairness: f64,
     /// From the first start until every egress queue stays at or below
     /// Kmax for the rest of the run, µs.
@@ -66,6 +67,13 @@ pub struct Summary {
     /// Whether any egress queue ever went above Kmin (when none did, there
     /// was no congestion to recover from).
     pub queue_passed_kmin: bool,
+    /// Lossless data behind PFC (`--pfc`): per priority its pauses; the
+    /// PFC frames that reached the hosts' NICs.
+    pub pfc: bool,
+    pub pfc_priorities: Vec<PrioritySummary>,
+    pub pfc_frames_received: u64,
+    /// The victim scenario's victim flow.
+    pub victim: Option<VictimSummary>,
 }
 
 pub fn summarize(run: &SimRun) -> Summary {
@@ -83,7 +91,7 @@ pub fn summarize(run: &SimRun) -> Summary {
     };
     Summary {
         scenario: c.scenario.name(),
-        cc: run.mode.name().to_string(),
+        cc: run.cc().name().to_string(),
         preset: c.preset_name().to_string(),
         cnp_interval_us: c.cc.np_min_time_between_cnps,
         link_gbps: c.link_gbps,
@@ -101,10 +109,14 @@ pub fn summarize(run: &SimRun) -> Summary {
         completion_us: run.completion_ps.map(|ps| ps as f64 / 1e6),
         flows_done: run.flows.iter().filter(|f| f.done_ps.is_some()).count(),
         ideal_completion_us: ideal_completion_us(run),
-        jain_fairness: jain(&flow_throughputs(run)),
+        jain_fairness: jain(&fair_shares_taken(run)),
         converge_us,
         fair_share_after_us: fair_share_after_us(run),
         queue_passed_kmin: run.samples.iter().any(|s| s.port_depth.iter().any(|&d| d > c.red.kmin)),
+        pfc: c.pfc,
+        pfc_priorities: priorities(run),
+        pfc_frames_received: run.pfc_frames_received,
+        victim: victim(run),
     }
 }
 
@@ -115,9 +127,9 @@ fn fair_share_after_us(run: &SimRun) -> Option<f64> {
     let busiest = (0..run.peak_port.len()).max_by_key(|&p| run.peak_port[p])?;
     let above = run.samples.iter().position(|s| s.port_depth[busiest] > kmin)?;
     let below_ns = run.samples[above..].iter().find(|s| s.port_depth[busiest] < kmin)?.time_ns;
-    let fair_kbps = fair_share_gbps(run) * 1e6;
     let mut latest_ns = below_ns;
-    for f in &run.flows {
+    for (i, f) in run.flows.iter().enumerate() {
+        let fair_kbps = fair_share_gbps(run, i) * 1e6;
         let done_ns = f.done_ps.map(|ps| ps / 1000);
         if done_ns.is_some_and(|d| d <= below_ns) {
             continue;
@@ -175,6 +187,13 @@ fn flow_throughputs(run: &SimRun) -> Vec<f64> {
         .collect()
 }
 
+/// Each flow's throughput over its fair share (Jain's normalized
+/// allocation, so that unequal fair shares count as fair).
+fn fair_shares_taken(run: &SimRun) -> Vec<f64> {
+    let throughputs = flow_throughputs(run);
+    throughputs.iter().enumerate().map(|(i, x)| x / run.config.scenario.fair_share(i)).collect()
+}
+
 /// (Σx)² / (n Σx²): 1 when all are equal, 1/n when one takes everything.
 pub fn jain(xs: &[f64]) -> f64 {
     let (sum, squares) = xs.iter().fold((0.0, 0.0), |(s, q), x| (s + x, q + x * x));
@@ -214,13 +233,13 @@ pub fn queue_csv(run: &SimRun) -> String {
     for p in 0..run.config.scenario.hosts() {
         let _ = write!(s, ",port{p}_bytes");
     }
-    s.push_str(",marks,drops,cnps\n");
+    s.push_str(",marks,drops,cnps,pause_frames\n");
     for sample in &run.samples {
         let _ = write!(s, "{},{}", sample.time_ns, sample.buffer_used);
         for depth in &sample.port_depth {
             let _ = write!(s, ",{depth}");
         }
-        let _ = writeln!(s, ",{},{},{}", sample.marks, sample.drops, sample.cnps);
+        let _ = writeln!(s, ",{},{},{},{}", sample.marks, sample.drops, sample.cnps, sample.pause_frames);
     }
     s
 }
@@ -228,25 +247,20 @@ pub fn queue_csv(run: &SimRun) -> String {
 fn title(run: &SimRun, what: &str) -> String {
     let c = &run.config;
     format!(
-        "{what}: {} at {} Gb/s, {} ({} preset), CNPs ≥ {} µs apart, ECN on {}",
+        "{what}: {} at {} Gb/s, {} ({} preset), CNPs ≥ {} µs apart, ECN on {}{}",
         c.scenario.name(),
         c.link_gbps,
-        run.mode.name(),
+        run.cc().name(),
         c.preset_name(),
         c.cc.np_min_time_between_cnps,
-        c.mark.name()
+        if c.ecn { c.mark.name() } else { "nothing" },
+        if c.pfc { ", PFC" } else { "" }
     )
 }
 
-/// The flows' fair share under max-min fairness on a star: every flow
-/// limited by its busier end.
-fn fair_share_gbps(run: &SimRun) -> f64 {
-    let c = &run.config;
-    let busiest = match c.scenario {
-        Scenario::Incast { senders } => senders,
-        Scenario::AllToAll { hosts } => hosts - 1,
-    };
-    f64::from(c.link_gbps) / busiest as f64
+/// Flow `flow`'s fair share under max-min fairness on a star.
+fn fair_share_gbps(run: &SimRun, flow: usize) -> f64 {
+    f64::from(run.config.link_gbps) * run.config.scenario.fair_share(flow)
 }
 
 /// Each flow's rate as steps: level until the tick of a change, then the
@@ -275,7 +289,7 @@ pub fn rates_chart(run: &SimRun) -> Chart {
         x_label: "time (µs)".into(),
         y_label: "rate (Gb/s)".into(),
         series,
-        guides: vec![("fair share".into(), fair_share_gbps(run))],
+        guides: vec![("fair share".into(), fair_share_gbps(run, 0))],
     }
 }
 
@@ -345,9 +359,9 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         format!("{:.0} kB", b as f64 / 1000.0)
     }
     type Row = (&'static str, fn(&Summary) -> String);
-    let rows: [Row; 15] = [
+    let mut rows: Vec<Row> = vec![
         ("preset, CNP interval", |s| format!("{}, {} µs", s.preset, s.cnp_interval_us)),
-        ("ECN marking", |s| format!("on {}", s.mark)),
+        ("ECN marking", |s| if s.cc == "none" { "off".into() } else { format!("on {}", s.mark) }),
         ("peak shared buffer", |s| kb(s.peak_buffer_bytes)),
         ("mean shared buffer", |s| kb(s.mean_buffer_bytes)),
         ("peak egress queue", |s| kb(s.peak_port_bytes)),
@@ -371,12 +385,18 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         }),
         ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
     ];
+    if runs.iter().any(|s| s.pfc) {
+        rows.insert(7, ("PFC pauses", |s| pauses_cell(s.pfc, &s.pfc_priorities)));
+    }
+    if runs.iter().any(|s| s.victim.is_some()) {
+        rows.insert(rows.len() - 1, ("victim flow", |s| victim_cell(s.victim.as_ref())));
+    }
     let mut t = String::from("|");
     if let Some(s) = runs.first() {
         let _ = write!(t, " {} at {}G |", s.scenario, s.link_gbps);
     }
     for s in runs {
-        let _ = write!(t, " {}, {} |", s.cc, s.preset);
+        let _ = write!(t, " {}{}, {} |", s.cc, if s.pfc { " + PFC" } else { "" }, s.preset);
     }
     t.push_str("\n|---|");
     t.push_str(&"---|".repeat(runs.len()));
@@ -391,13 +411,13 @@ pub fn comparison_table(runs: &[Summary]) -> String {
     t
 }
 
-/// Runs `config` once per mode, each run's files into `out/<mode>/`, the
+/// Runs `config` once per reaction, each run's files into `out/<cc>/`, the
 /// side-by-side table into `out/summary.md`; returns the summaries.
-pub fn run_modes(config: &SimConfig, modes: &[CcMode], out: &Path, log: &mut dyn Write) -> Result<Vec<Summary>> {
+pub fn run_modes(config: &SimConfig, modes: &[SimCc], out: &Path, log: &mut dyn Write) -> Result<Vec<Summary>> {
     let mut summaries = Vec::new();
     for &mode in modes {
         let started = Instant::now();
-        let run = super::world::run(config, mode).map_err(|e| {
+        let run = super::setup::run_cc(config, mode).map_err(|e| {
             let mut message = format!("{} ({}): {e}", config.scenario.name(), mode.name());
             if let (Some(host), true) = (e.host, config.rtl != RtlPlacement::Nowhere) {
                 // The golden loop gives that NIC the same input up to here.

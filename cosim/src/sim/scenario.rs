@@ -1,12 +1,13 @@
 //! What a run is: the scenario (who sends to whom), the network, and each
 //! host's NIC file (`SPEC.md` §9.1).
 
-use metaroce_golden::cc_params::CcParams;
+use metaroce_golden::cc_params::{CcMode, CcParams};
 use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
 
-use super::packet;
+use super::packet::{self, priority_of_dscp, Packet, DATA_DSCP};
+use super::pfc::{headroom_bytes, Pfc};
 use super::switch::{MarkPoint, RedProfile};
 use crate::addresses::host_mac;
 
@@ -32,6 +33,10 @@ pub enum Scenario {
     Incast { senders: usize },
     /// Every one of `hosts` hosts sends one message to every other.
     AllToAll { hosts: usize },
+    /// The incast of `senders` to host 0, and beside it one flow from host 1
+    /// (a sender of the incast) to host `senders + 1`, whose own egress is
+    /// never congested: the victim when a pause stops all of host 1.
+    Victim { senders: usize },
 }
 
 impl Scenario {
@@ -39,6 +44,7 @@ impl Scenario {
         match *self {
             Scenario::Incast { senders } => senders + 1,
             Scenario::AllToAll { hosts } => hosts,
+            Scenario::Victim { senders } => senders + 2,
         }
     }
 
@@ -49,6 +55,31 @@ impl Scenario {
             Scenario::AllToAll { hosts } => {
                 (0..hosts).flat_map(|s| (0..hosts).filter(move |&d| d != s).map(move |d| (s, d))).collect()
             }
+            Scenario::Victim { senders } => {
+                let mut flows = Scenario::Incast { senders }.flows();
+                flows.push((1, senders + 1));
+                flows
+            }
+        }
+    }
+
+    /// The victim scenario's victim: the last flow.
+    pub fn victim_flow(&self) -> Option<usize> {
+        match *self {
+            Scenario::Victim { senders } => Some(senders),
+            _ => None,
+        }
+    }
+
+    /// Flow `flow`'s max-min fair share of the link rate (every link has
+    /// one rate): a flow of the incast or the all-to-all is held by its
+    /// busier end's flow count; the victim flow gets the rest of host 1's
+    /// link beside host 1's incast flow.
+    pub fn fair_share(&self, flow: usize) -> f64 {
+        match *self {
+            Scenario::Victim { senders } if flow == senders => 1.0 - 1.0 / senders as f64,
+            Scenario::Incast { senders } | Scenario::Victim { senders } => 1.0 / senders as f64,
+            Scenario::AllToAll { hosts } => 1.0 / (hosts - 1) as f64,
         }
     }
 
@@ -56,7 +87,38 @@ impl Scenario {
         match *self {
             Scenario::Incast { senders } => format!("incast {senders}:1"),
             Scenario::AllToAll { hosts } => format!("all-to-all, {hosts} hosts"),
+            Scenario::Victim { senders } => format!("victim beside incast {senders}:1"),
         }
+    }
+}
+
+/// What reacts to congestion in a run (`--cc`): the NICs in a mode, or
+/// nothing: the switch marks no ECN, so no CNP is sent and every QP keeps
+/// the line rate (Meta's RoCE fabric for AI training ran on PFC alone,
+/// DCQCN off: SIGCOMM 2024).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimCc {
+    None,
+    Nic(CcMode),
+}
+
+impl SimCc {
+    pub const DCQCN: SimCc = SimCc::Nic(CcMode::Dcqcn);
+    pub const METAROCE: SimCc = SimCc::Nic(CcMode::Metaroce);
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SimCc::None => "none",
+            SimCc::Nic(mode) => mode.name(),
+        }
+    }
+
+    /// `config` with this reaction: ECN off for none; and the NICs' mode
+    /// (with ECN off, DCQCN's, which never runs).
+    pub fn apply(self, config: &SimConfig) -> (SimConfig, CcMode) {
+        let mut config = config.clone();
+        config.ecn = self != SimCc::None;
+        (config, if let SimCc::Nic(mode) = self { mode } else { CcMode::Dcqcn })
     }
 }
 
@@ -96,6 +158,11 @@ pub struct SimConfig {
     pub red: RedProfile,
     /// Where the switch marks ECN (`--mark`; dequeue, as HPCC's ns-3).
     pub mark: MarkPoint,
+    /// Whether the switch marks ECN at all (`--cc none`: it does not, so no
+    /// NIC ever cuts a rate; Meta's PFC-only fabric ran so).
+    pub ecn: bool,
+    /// Lossless data behind priority flow control (`--pfc`, `SPEC.md` §9.6).
+    pub pfc: bool,
     /// Every NIC's congestion control (its line rate is the link's).
     pub cc: CcParams,
     /// The preset `cc` started from (`--cc-preset`), for the figures' names.
@@ -122,6 +189,8 @@ impl SimConfig {
             buffer_bytes: 32 << 20,
             red: RedProfile::for_link(link_gbps),
             mark: MarkPoint::default(),
+            ecn: true,
+            pfc: false,
             cc: CcParams { line_rate_mbps: link_gbps * 1000, ..CcParams::default() },
             preset: None,
             rtl: RtlPlacement::Nowhere,
@@ -156,6 +225,9 @@ impl SimConfig {
             Scenario::AllToAll { hosts } if !(2..=64).contains(&hosts) => {
                 return Err(format!("all-to-all: {hosts} hosts; 2 to 64"));
             }
+            Scenario::Victim { senders } if !(2..=62).contains(&senders) => {
+                return Err(format!("victim: {senders} senders; 2 to 62"));
+            }
             _ => {}
         }
         if let RtlPlacement::Host(h) = self.rtl {
@@ -181,7 +253,23 @@ impl SimConfig {
         if self.red.kmin > self.red.kmax || !(0.0..=1.0).contains(&self.red.pmax) {
             return Err("ECN marking needs kmin <= kmax and pmax in [0, 1]".into());
         }
+        if self.pfc {
+            self.switch_pfc()?;
+        }
         Ok(())
+    }
+
+    /// The switch's PFC (`--pfc`): data's priority lossless, each port's
+    /// headroom computed from the link and its host's QPs.
+    pub fn switch_pfc(&self) -> Result<Pfc, String> {
+        let max_frame = Packet::frame_len(self.mtu) as u64;
+        let mut qps = vec![0; self.scenario.hosts()];
+        for (src, _) in self.scenario.flows() {
+            qps[src] += 1;
+        }
+        let headroom =
+            qps.into_iter().map(|q| headroom_bytes(self.link_gbps, self.link_delay_ns, max_frame, q)).collect();
+        Pfc::new(self.buffer_bytes, headroom, 1 << priority_of_dscp(DATA_DSCP), self.link_gbps)
     }
 
     pub(super) fn packets_per_message(&self) -> u64 {
@@ -210,7 +298,11 @@ impl SimConfig {
             local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
             qps: peers
                 .into_iter()
-                .map(|p| QpContext { local: qp_toward(host, p, hosts), remote: qp_toward(p, host, hosts), priority: 0 })
+                .map(|p| QpContext {
+                    local: qp_toward(host, p, hosts),
+                    remote: qp_toward(p, host, hosts),
+                    priority: priority_of_dscp(DATA_DSCP) as u8,
+                })
                 .collect(),
             cc,
         }

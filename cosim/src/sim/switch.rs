@@ -1,11 +1,14 @@
 //! The switch of the closed loop: output-queued, one shared buffer, RED-style
 //! ECN marking (on dequeue by default, as the HPCC ns-3 switch does; on
 //! enqueue on request), tail drop when the buffer is full, and strict
-//! priority for CNPs (as switches give the CNP traffic class).
+//! priority for CNPs (as switches give the CNP traffic class); with `--pfc`,
+//! lossless data behind priority flow control ([`super::pfc`]).
 
 use std::collections::VecDeque;
 
 use super::packet::Packet;
+use super::pfc::{self, Pfc, PfcEvent};
+use crate::addresses::switch_port_mac;
 use crate::dice::Dice;
 
 /// ECN marking: probability 0 up to `kmin` bytes of the egress queue,
@@ -85,6 +88,8 @@ pub enum Enqueued {
 
 #[derive(Debug, Default)]
 struct Port {
+    /// PFC frames: before anything else, outside the buffer.
+    control: VecDeque<Packet>,
     cnps: VecDeque<Packet>,
     data: VecDeque<Packet>,
     /// Bytes waiting (not yet on the wire).
@@ -101,8 +106,12 @@ pub struct Switch {
     pub peak_used: u64,
     pub red: RedProfile,
     pub mark: MarkPoint,
+    /// Whether ECN is marked at all.
+    pub ecn: bool,
     pub marks: u64,
     pub drops: u64,
+    /// Priority flow control, with `--pfc`.
+    pub pfc: Option<Pfc>,
     dice: Dice,
 }
 
@@ -115,8 +124,10 @@ impl Switch {
             peak_used: 0,
             red,
             mark,
+            ecn: true,
             marks: 0,
             drops: 0,
+            pfc: None,
             dice: Dice(seed),
         }
     }
@@ -124,7 +135,7 @@ impl Switch {
     /// Marks an ECN-capable data packet CE with the RED probability of a
     /// queue `depth` bytes deep; whether it did.
     fn red_mark(&mut self, packet: &mut Packet, depth: u64) -> bool {
-        let p = self.red.probability(depth);
+        let p = if self.ecn { self.red.probability(depth) } else { 0.0 };
         if p > 0.0 && !packet.is_cnp() && packet.ecn_capable() && self.dice.unit() < p {
             packet.mark_ce();
             self.marks += 1;
@@ -133,12 +144,19 @@ impl Switch {
         false
     }
 
-    /// A packet for egress `port`: dropped when the shared buffer cannot
-    /// hold it, else queued (when marking on enqueue, an ECN-capable data
-    /// packet marked CE with the RED probability of the queue it joins).
-    pub fn enqueue(&mut self, port: usize, mut packet: Packet) -> Enqueued {
+    /// A packet for egress `port` at `now` (ps): dropped when the shared
+    /// buffer cannot hold it, or with PFC when its lossless priority's
+    /// headroom is full too, else queued (when marking on enqueue, an
+    /// ECN-capable data packet marked CE with the RED probability of the
+    /// queue it joins).
+    pub fn enqueue(&mut self, port: usize, mut packet: Packet, now: u64) -> Enqueued {
         let len = packet.stored_len();
-        if self.used + len > self.buffer_bytes {
+        let admitted = self.used + len <= self.buffer_bytes
+            && match self.lossless(&packet) {
+                Some((pfc, priority)) => pfc.admit(packet.src_host(), priority, len, now),
+                None => true,
+            };
+        if !admitted {
             self.drops += 1;
             return Enqueued::Dropped;
         }
@@ -157,15 +175,26 @@ impl Switch {
         Enqueued::Queued { marked }
     }
 
-    /// The next packet onto `port`'s wire, if the port is idle and has one
-    /// (CNPs first), with whether it was marked now (when marking on
-    /// dequeue: by the depth the packet leaves behind, as ns-3 removes a
-    /// packet from the egress count before `ShouldSendCN`); the port is
-    /// busy until [`Switch::done`].
-    pub fn start(&mut self, port: usize) -> Option<(Packet, bool)> {
+    /// PFC and the priority it holds `packet` on, if that is lossless.
+    fn lossless(&mut self, packet: &Packet) -> Option<(&mut Pfc, usize)> {
+        let pfc = self.pfc.as_mut()?;
+        let priority = packet.priority();
+        pfc.is_lossless(priority).then_some((pfc, priority))
+    }
+
+    /// The next packet onto `port`'s wire at `now` (ps), if the port is
+    /// idle and has one (PFC frames first, then CNPs), with whether it was
+    /// marked now (when marking on dequeue: by the depth the packet leaves
+    /// behind, as ns-3 removes a packet from the egress count before
+    /// `ShouldSendCN`); the port is busy until [`Switch::done`].
+    pub fn start(&mut self, port: usize, now: u64) -> Option<(Packet, bool)> {
         let q = &mut self.ports[port];
         if q.busy {
             return None;
+        }
+        if let Some(frame) = q.control.pop_front() {
+            q.busy = true;
+            return Some((frame, false));
         }
         let mut packet = q.cnps.pop_front().or_else(|| q.data.pop_front())?;
         let len = packet.stored_len();
@@ -173,8 +202,23 @@ impl Switch {
         self.used -= len;
         q.busy = true;
         let depth = q.depth;
+        if let Some((pfc, priority)) = self.lossless(&packet) {
+            pfc.release(packet.src_host(), priority, len, now);
+        }
         let marked = self.mark == MarkPoint::Dequeue && self.red_mark(&mut packet, depth);
         Some((packet, marked))
+    }
+
+    /// The pause changes since the last call, each with its PFC frame
+    /// queued on its port (the caller starts the port).
+    pub fn take_pfc_events(&mut self) -> Vec<PfcEvent> {
+        let Some(control) = &mut self.pfc else { return Vec::new() };
+        let events = control.take_events();
+        for &event in &events {
+            let (PfcEvent::Pause { port, .. } | PfcEvent::Resume { port, .. }) = event;
+            self.ports[port].control.push_back(pfc::frame(event, switch_port_mac(port)));
+        }
+        events
     }
 
     /// `port` finished sending its packet.
@@ -235,14 +279,14 @@ mod tests {
         for (mark, marks_at_enqueue) in [(MarkPoint::Enqueue, [false, true, true]), (MarkPoint::Dequeue, [false; 3])] {
             let mut switch = Switch::new(2, 1 << 20, red, mark, 1);
             let queued: Vec<_> = (0..3)
-                .map(|i| match switch.enqueue(0, data(i)) {
+                .map(|i| match switch.enqueue(0, data(i), 0) {
                     Enqueued::Queued { marked } => marked,
                     Enqueued::Dropped => panic!("dropped"),
                 })
                 .collect();
             assert_eq!(queued, marks_at_enqueue, "{mark:?}");
             let mut left = Vec::new();
-            while let Some((packet, marked)) = switch.start(0) {
+            while let Some((packet, marked)) = switch.start(0, 0) {
                 switch.done(0);
                 left.push((marked, packet.is_ce()));
             }

@@ -4,30 +4,25 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
 
 use super::nic::{Nic, NicOutputs};
-use super::outputs::{Flow, Sample, SimFailure, SimRun};
-use super::packet::{self, Packet};
+use super::outputs::{Flow, Sample};
+use super::packet::Packet;
+use super::pfc::PfcEvent;
 use super::scenario::{peer_of, qp_toward, SimConfig};
 use super::switch::{Enqueued, Switch};
-use crate::addresses::host_mac;
 use crate::capture::{GenFrame, START_NS};
-use crate::dice::Dice;
 
-/// The experimental EtherType (IEEE 802 local experimental 1) of the marker
-/// frame that opens every host capture at tick 0.
-const MARKER_ETHERTYPE: u16 = 0x88B5;
-const PS_PER_NS: u64 = 1000;
+pub(super) const PS_PER_NS: u64 = 1000;
 /// A drop is known to its sender after three link delays: the next packet
 /// reaches the receiver, whose NAK goes back through the switch (queueing
 /// and serialization left out).
 const NAK_DELAYS: u64 = 3;
 
 #[derive(Debug)]
-enum Event {
+pub(super) enum Event {
     Post {
         flow: usize,
     },
@@ -57,160 +52,57 @@ enum Event {
         host: usize,
         packet: Packet,
     },
+    /// Half a pause after the last XOFF frame to `port`'s host.
+    PfcRefresh {
+        port: usize,
+        priority: usize,
+    },
     Sample,
 }
 
-struct Host {
-    nic: Nic,
+pub(super) struct Host {
+    pub(super) nic: Nic,
     /// The wake-up scheduled for the pacer's next busy slot (ps); only the
     /// `Wake` event of the current generation counts.
-    wake: Option<u64>,
-    generation: u64,
+    pub(super) wake: Option<u64>,
+    pub(super) generation: u64,
     /// Per peer: packets handed to the NIC, not yet released.
-    in_pacer: Vec<VecDeque<Packet>>,
-    egress: VecDeque<Packet>,
-    link_busy: bool,
+    pub(super) in_pacer: Vec<VecDeque<Packet>>,
+    pub(super) egress: VecDeque<Packet>,
+    pub(super) link_busy: bool,
     /// The NIC's file and its input stream: the host's capture.
-    nic_config: NicConfig,
-    capture: Vec<GenFrame>,
-    releases: Vec<Release>,
+    pub(super) nic_config: NicConfig,
+    pub(super) capture: Vec<GenFrame>,
+    pub(super) releases: Vec<Release>,
 }
 
-struct World {
-    config: SimConfig,
-    now: u64,
-    sequence: u64,
-    queue: BinaryHeap<Reverse<(u64, u64, usize)>>,
-    slots: Vec<Option<Event>>,
-    free: Vec<usize>,
-    hosts: Vec<Host>,
-    flows: Vec<Flow>,
+pub(super) struct World {
+    pub(super) config: SimConfig,
+    pub(super) now: u64,
+    pub(super) sequence: u64,
+    pub(super) queue: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    pub(super) slots: Vec<Option<Event>>,
+    pub(super) free: Vec<usize>,
+    pub(super) hosts: Vec<Host>,
+    pub(super) flows: Vec<Flow>,
     /// The flow from host s to host d at `s * hosts + d`.
-    flow_of: Vec<Option<usize>>,
-    switch: Switch,
-    samples: Vec<Sample>,
-    cnps_sent: u64,
-    cnps_received: u64,
+    pub(super) flow_of: Vec<Option<usize>>,
+    pub(super) switch: Switch,
+    pub(super) samples: Vec<Sample>,
+    pub(super) cnps_sent: u64,
+    pub(super) cnps_received: u64,
+    pub(super) pfc_frames_received: u64,
     /// When the switch first marked a packet, and a NIC first sent a CNP, ps.
-    first_mark_ps: Option<u64>,
-    first_cnp_ps: Option<u64>,
-    flows_left: usize,
-    events: u64,
+    pub(super) first_mark_ps: Option<u64>,
+    pub(super) first_cnp_ps: Option<u64>,
+    pub(super) flows_left: usize,
+    pub(super) events: u64,
     /// The host whose NIC step failed.
-    failed_host: Option<usize>,
-}
-
-/// Runs `config` with every NIC in `mode`.
-pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
-    config.validate()?;
-    let mut config = config.clone();
-    config.cc.mode = mode;
-    let host_count = config.scenario.hosts();
-    let mut hosts = Vec::with_capacity(host_count);
-    for h in 0..host_count {
-        let nic_config = config.nic_config(h);
-        let regs = nic_config.cc.registers().map_err(|e| e.to_string())?;
-        let nic = Nic::new(&nic_config, &regs, config.rtl.covers(h))
-            .map_err(|e| SimFailure { host: Some(h), message: format!("host {h}: {e}") })?;
-        let capture = if config.record_captures { vec![marker_frame(h, &config)] } else { Vec::new() };
-        hosts.push(Host {
-            nic,
-            wake: None,
-            generation: 0,
-            in_pacer: vec![VecDeque::new(); host_count],
-            egress: VecDeque::new(),
-            link_busy: false,
-            nic_config,
-            capture,
-            releases: Vec::new(),
-        });
-    }
-    // The jitter's dice apart from the switch's (seeded with the seed itself).
-    let mut dice = Dice(!config.seed);
-    let line_kbps = config.link_gbps * 1_000_000;
-    let flows: Vec<Flow> = config
-        .scenario
-        .flows()
-        .into_iter()
-        .map(|(src, dst)| Flow {
-            src,
-            dst,
-            start_ps: if config.jitter_ns == 0 { 0 } else { dice.next() % (config.jitter_ns + 1) * PS_PER_NS },
-            start_rate_kbps: line_kbps,
-            ..Flow::default()
-        })
-        .collect();
-    let mut flow_of = vec![None; host_count * host_count];
-    for (i, f) in flows.iter().enumerate() {
-        flow_of[f.src * host_count + f.dst] = Some(i);
-    }
-    let switch = Switch::new(host_count, config.buffer_bytes, config.red, config.mark, config.seed);
-    let mut world = World {
-        now: 0,
-        sequence: 0,
-        queue: BinaryHeap::new(),
-        slots: Vec::new(),
-        free: Vec::new(),
-        hosts,
-        flows_left: flows.len(),
-        flows,
-        flow_of,
-        switch,
-        samples: Vec::new(),
-        cnps_sent: 0,
-        cnps_received: 0,
-        first_mark_ps: None,
-        first_cnp_ps: None,
-        events: 0,
-        failed_host: None,
-        config,
-    };
-    for flow in 0..world.flows.len() {
-        let start = world.flows[flow].start_ps;
-        world.schedule(start, Event::Post { flow });
-    }
-    world.schedule(0, Event::Sample);
-    world.run().map_err(|message| SimFailure { host: world.failed_host, message })?;
-    let completion_ps = (world.flows_left == 0).then(|| world.flows.iter().filter_map(|f| f.done_ps).max()).flatten();
-    let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
-    Ok(SimRun {
-        mode,
-        peak_buffer: world.switch.peak_used,
-        peak_port,
-        marks: world.switch.marks,
-        drops: world.switch.drops,
-        cnps_sent: world.cnps_sent,
-        cnps_received: world.cnps_received,
-        first_mark_ps: world.first_mark_ps,
-        first_cnp_ps: world.first_cnp_ps,
-        completion_ps,
-        captures: world
-            .hosts
-            .iter_mut()
-            .map(|h| (std::mem::take(&mut h.nic_config), std::mem::take(&mut h.capture)))
-            .collect(),
-        releases: world.hosts.iter_mut().map(|h| std::mem::take(&mut h.releases)).collect(),
-        events: world.events,
-        flows: world.flows,
-        samples: world.samples,
-        config: world.config,
-    })
-}
-
-/// The frame that opens host `h`'s capture at tick 0, so that a replay's
-/// time base is the simulation's: broadcast, experimental EtherType, the
-/// scenario in words.
-fn marker_frame(host: usize, config: &SimConfig) -> GenFrame {
-    let mut data = vec![0xFF; 6];
-    data.extend(host_mac(packet::address_of(host)));
-    data.extend(MARKER_ETHERTYPE.to_be_bytes());
-    data.extend(format!("metaroce sim: {}, host {host}", config.scenario.name()).bytes());
-    data.resize(data.len().max(60), 0);
-    GenFrame::at(START_NS, data)
+    pub(super) failed_host: Option<usize>,
 }
 
 impl World {
-    fn schedule(&mut self, at: u64, event: Event) {
+    pub(super) fn schedule(&mut self, at: u64, event: Event) {
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i] = Some(event);
@@ -225,7 +117,7 @@ impl World {
         self.sequence += 1;
     }
 
-    fn run(&mut self) -> Result<(), String> {
+    pub(super) fn run(&mut self) -> Result<(), String> {
         let limit = self.config.max_time_ns * PS_PER_NS;
         while let Some(Reverse((at, _, slot))) = self.queue.pop() {
             if at > limit {
@@ -261,6 +153,12 @@ impl World {
                     self.start_port(port);
                 }
                 Event::AtHost { host, packet } => self.at_host(host, packet)?,
+                Event::PfcRefresh { port, priority } => {
+                    if let Some(pfc) = &mut self.switch.pfc {
+                        pfc.refresh(port, priority, self.now);
+                    }
+                    self.pfc_events();
+                }
                 Event::Sample => {
                     self.sample();
                     if self.flows_left > 0 {
@@ -398,7 +296,7 @@ impl World {
     fn at_switch(&mut self, packet: Packet) {
         let port = packet.dst_host();
         let (flow, index) = (packet.flow, packet.index);
-        match self.switch.enqueue(port, packet) {
+        match self.switch.enqueue(port, packet, self.now) {
             Enqueued::Dropped => {
                 if let Some(flow) = flow {
                     self.flows[flow].lost_packets += 1;
@@ -410,6 +308,32 @@ impl World {
             Enqueued::Queued { marked } => self.marked(marked),
         }
         self.start_port(port);
+        self.pfc_events();
+    }
+
+    /// Sends the switch's new PFC frames; a pause's flows note its start
+    /// (victims: those whose own egress queue is at or below Kmin), a
+    /// resume its end; an XOFF is refreshed half its time later.
+    fn pfc_events(&mut self) {
+        for event in self.switch.take_pfc_events() {
+            match event {
+                PfcEvent::Pause { port, priority } => {
+                    for flow in self.flows.iter_mut().filter(|f| f.src == port && f.started(self.now)) {
+                        let victim = self.switch.depth(flow.dst) <= self.config.red.kmin;
+                        flow.pause_starts(self.now, victim);
+                    }
+                    let refresh = self.now + self.switch.pfc.as_ref().map_or(0, |p| p.refresh_after_ps());
+                    self.schedule(refresh, Event::PfcRefresh { port, priority });
+                    self.start_port(port);
+                }
+                PfcEvent::Resume { port, .. } => {
+                    for flow in self.flows.iter_mut().filter(|f| f.src == port) {
+                        flow.pause_ends(self.now);
+                    }
+                    self.start_port(port);
+                }
+            }
+        }
     }
 
     fn marked(&mut self, marked: bool) {
@@ -418,12 +342,16 @@ impl World {
         }
     }
 
+    /// Starts `port`'s next frame if it is idle, then sends the PFC frames
+    /// that the frames admitted or sent since made.
     fn start_port(&mut self, port: usize) {
-        let Some((packet, marked)) = self.switch.start(port) else { return };
-        self.marked(marked);
-        let end = self.now + packet.wire_ps(self.config.link_gbps);
-        self.schedule(end, Event::PortSent { port });
-        self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+        if let Some((packet, marked)) = self.switch.start(port, self.now) {
+            self.marked(marked);
+            let end = self.now + packet.wire_ps(self.config.link_gbps);
+            self.schedule(end, Event::PortSent { port });
+            self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+        }
+        self.pfc_events();
     }
 
     fn at_host(&mut self, h: usize, packet: Packet) -> Result<(), String> {
@@ -434,6 +362,7 @@ impl World {
                 f.delivered_bytes += packet.data.len() as u64;
                 self.check_done(flow);
             }
+            None if packet.is_mac_control() => self.pfc_frames_received += 1,
             None => self.cnps_received += 1,
         }
         self.step(h, Some((&packet.data, None)))
@@ -458,6 +387,7 @@ impl World {
             marks: self.switch.marks,
             drops: self.switch.drops,
             cnps: self.cnps_sent,
+            pause_frames: self.switch.pfc.as_ref().map_or(0, |p| p.counts.iter().map(|c| c.pause_frames).sum()),
         });
     }
 }
