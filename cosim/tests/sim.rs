@@ -170,14 +170,20 @@ fn the_readme_block_regenerates_from_one_command() {
     for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    for case in ["all-to-all, 8 hosts**, 400", "victim beside incast 16:1**, 100", "victim beside incast 16:1**, 400"] {
+    for case in [
+        "all-to-all, 8 hosts**, 400",
+        "victim beside incast 16:1**, 100",
+        "victim beside incast 16:1**, 400",
+        "incast 16:1**, 100 Gb/s links, 8.5 MB shared buffer",
+        "victim beside incast 16:1**, 100 Gb/s links, 9.0 MB shared buffer",
+    ] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 2 modes x 3 presets x 2 charts, and 6 lossless cases x 4
+    // 3 cases x 2 modes x 3 presets x 2 charts, and 8 lossless cases x 4
     // columns x 2 charts, each linked; the lossless cases' lossy DCQCN
     // column under ns3 is the preset table's run in 3 of them (same files).
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 36 + 48 - 3 * 2);
+    assert_eq!(svgs.len(), 36 + 64 - 3 * 2);
     assert_no_drops_with_pfc(&updated);
     assert_victim_keeps_its_fair_rate_with_metaroce(&updated);
     for preset in ["paper", "ns3", "mlx5"] {
@@ -196,10 +202,17 @@ fn the_readme_block_regenerates_from_one_command() {
     assert_eq!(fs::read_to_string(&readme).unwrap(), "no block\n");
 }
 
+/// The cells of `table`'s row `name`, split on `|` (the header's first).
+fn row<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
+    let line = table.lines().find(|l| l.starts_with(&format!("| {name} |"))).unwrap_or_else(|| panic!("no {name}"));
+    line.split('|').map(str::trim).collect()
+}
+
 /// Issue 18's bar: in every table of the block, every PFC column shows 0
-/// drops (and the lossless section has all six cases' tables).
+/// drops (the lossless section has all eight cases' tables). Where the
+/// lossy column dropped, PFC is what kept them: every PFC column paused.
 fn assert_no_drops_with_pfc(readme: &str) {
-    let mut pfc_tables = 0;
+    let (mut pfc_tables, mut lossy_dropped) = (0, 0);
     for table in readme.split("\n\n").filter(|t| t.starts_with('|')) {
         let header: Vec<&str> = table.lines().next().unwrap().split('|').map(str::trim).collect();
         let pfc: Vec<usize> = (0..header.len()).filter(|&i| header[i].contains("+ PFC")).collect();
@@ -207,30 +220,35 @@ fn assert_no_drops_with_pfc(readme: &str) {
             continue;
         }
         pfc_tables += 1;
-        let drops = table.lines().find(|l| l.starts_with("| drops |")).expect("a drops row");
-        let cells: Vec<&str> = drops.split('|').map(str::trim).collect();
+        let (drops, pauses) = (row(table, "drops"), row(table, "PFC pauses"));
+        let lossy = (2..header.len()).find(|i| !pfc.contains(i)).expect("a lossy column");
+        let dropped = drops[lossy] != "0";
+        lossy_dropped += usize::from(dropped);
         for i in pfc {
-            assert_eq!(cells[i], "0", "{}: {}:\n{table}", header[1], header[i]);
+            assert_eq!(drops[i], "0", "{}: {}:\n{table}", header[1], header[i]);
+            let xoff: u64 = pauses[i].split(": ").nth(1).and_then(|c| c.split(' ').next()).unwrap().parse().unwrap();
+            assert!(!dropped || xoff > 0, "{}: {} never paused where lossy dropped:\n{table}", header[1], header[i]);
         }
     }
-    assert_eq!(pfc_tables, 6, "{readme}");
+    assert_eq!(pfc_tables, 8, "{readme}");
+    assert!(lossy_dropped >= 2, "no lossy column dropped a packet:\n{readme}");
 }
 
 /// Issue 18's target: behind PFC with MetaRoCE, the victim flow keeps at
-/// least 90 % of its fair rate, at 100 and 400 Gb/s.
+/// least 90 % of its fair rate, at 100 and 400 Gb/s and in the shallow
+/// buffer.
 fn assert_victim_keeps_its_fair_rate_with_metaroce(readme: &str) {
     let mut checked = 0;
     for table in readme.split("\n\n").filter(|t| t.starts_with("| victim beside")) {
         let header: Vec<&str> = table.lines().next().unwrap().split('|').map(str::trim).collect();
         let column = header.iter().position(|h| h.starts_with("metaroce + PFC")).expect("a MetaRoCE + PFC column");
-        let row = table.lines().find(|l| l.starts_with("| victim flow |")).expect("a victim flow row");
-        let cell = row.split('|').map(str::trim).nth(column).unwrap();
+        let cell = row(table, "victim flow")[column];
         // "h1->h17: 92.8 Gb/s, 99.0 % of its fair 93.8, paused 0.0 µs"
         let percent: f64 = cell.split(", ").nth(1).and_then(|p| p.split(' ').next()).unwrap().parse().unwrap();
         assert!(percent >= 90.0, "{}: the victim keeps {percent} % of its fair rate:\n{table}", header[1]);
         checked += 1;
     }
-    assert_eq!(checked, 2, "{readme}");
+    assert_eq!(checked, 3, "{readme}");
 }
 
 /// The targets of the block's links and images, with how many are images.

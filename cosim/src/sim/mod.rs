@@ -105,7 +105,9 @@ mod tests {
             let counts = run.pfc.unwrap()[3];
             assert_eq!(run.drops, 0, "{cc:?}");
             assert!(counts.pause_frames > 0 && counts.resume_frames > 0 && counts.paused_ps > 0, "{cc:?}: {counts:?}");
-            assert_eq!(run.pfc_frames_received, counts.pause_frames + counts.resume_frames);
+            let sent = counts.pause_frames + counts.refresh_frames + counts.resume_frames;
+            assert_eq!(run.pfc_frames_received, sent, "{cc:?}");
+            assert!(counts.peak_headroom > 0 && counts.peak_headroom <= counts.peak_headroom_of, "{counts:?}");
             assert!(run.flows.iter().all(|f| f.delivered_packets == count && f.lost_packets == 0));
             let releases: usize = run.releases.iter().map(Vec::len).sum();
             assert_eq!(releases as u64, count * run.flows.len() as u64, "{cc:?}");

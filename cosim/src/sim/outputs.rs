@@ -74,8 +74,8 @@ pub struct Sample {
     pub marks: u64,
     pub drops: u64,
     pub cnps: u64,
-    /// PFC XOFF frames the switch sent, refreshes included.
-    pub pause_frames: u64,
+    /// PFC pauses the switch began (XOFF frames, refreshes apart).
+    pub pfc_pauses: u64,
 }
 
 /// Everything a run produced.

@@ -11,11 +11,15 @@ use super::packet::{priority_of_dscp, DATA_DSCP, WIRE_OVERHEAD};
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PrioritySummary {
     pub priority: usize,
-    /// XOFF frames (refreshes included) and XON frames the switch sent.
+    /// XOFF frames that began a pause, refreshes, and XON frames.
     pub pause_frames: u64,
+    pub refresh_frames: u64,
     pub resume_frames: u64,
     /// Σ over ports of the time from XOFF to XON, µs.
     pub paused_us: f64,
+    /// The most one port's headroom held, and that port's headroom, bytes.
+    pub peak_headroom: u64,
+    pub peak_headroom_of: u64,
     /// Flows on the priority paused while their own egress queue was at
     /// or below Kmin.
     pub victim_flows: usize,
@@ -47,8 +51,11 @@ pub fn priorities(run: &SimRun) -> Vec<PrioritySummary> {
         .map(|(priority, c)| PrioritySummary {
             priority,
             pause_frames: c.pause_frames,
+            refresh_frames: c.refresh_frames,
             resume_frames: c.resume_frames,
             paused_us: c.paused_ps as f64 / 1e6,
+            peak_headroom: c.peak_headroom,
+            peak_headroom_of: c.peak_headroom_of,
             victim_flows: if priority == data { run.flows.iter().filter(|f| f.victim_ps > 0).count() } else { 0 },
         })
         .collect()
@@ -79,23 +86,27 @@ pub fn pauses_cell(pfc: bool, priorities: &[PrioritySummary]) -> String {
     let cells: Vec<String> = priorities
         .iter()
         .map(|p| {
+            let headroom = match p.peak_headroom_of {
+                0 => "headroom unused".to_string(),
+                of => format!("headroom peak {} of {of} B", p.peak_headroom),
+            };
             format!(
-                "priority {}: {} XOFF, {} XON, {:.1} µs paused, {} victim flows",
-                p.priority, p.pause_frames, p.resume_frames, p.paused_us, p.victim_flows
+                "priority {}: {} XOFF (+{} refreshes), {} XON; {:.1} µs paused over all ports; {headroom}; {} victim flows",
+                p.priority, p.pause_frames, p.refresh_frames, p.resume_frames, p.paused_us, p.victim_flows
             )
         })
         .collect();
     cells.join("; ")
 }
 
-pub fn victim_cell(victim: Option<&VictimSummary>) -> String {
-    victim.map_or_else(
-        || "no victim flow in this scenario".into(),
-        |v| {
-            format!(
-                "{}: {:.1} Gb/s, {:.1} % of its fair {:.1}, paused {:.1} µs",
-                v.flow, v.throughput_gbps, v.percent_of_fair, v.fair_gbps, v.paused_us
-            )
-        },
-    )
+/// The table's cell for the victim flow (its pauses only with PFC).
+pub fn victim_cell(victim: Option<&VictimSummary>, pfc: bool) -> String {
+    let Some(v) = victim else { return "no victim flow in this scenario".into() };
+    let rate =
+        format!("{}: {:.1} Gb/s, {:.1} % of its fair {:.1}", v.flow, v.throughput_gbps, v.percent_of_fair, v.fair_gbps);
+    if pfc {
+        format!("{rate}, paused {:.1} µs", v.paused_us)
+    } else {
+        rate
+    }
 }

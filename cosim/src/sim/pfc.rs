@@ -36,6 +36,7 @@ const PFC_FRAME_WIRE_BYTES: u64 = 60 + WIRE_OVERHEAD;
 ///   QP on the priority (a host hands a QP's next packet over only once the
 ///   previous one starts on the wire, `SPEC.md` §9.1).
 pub fn headroom_bytes(link_gbps: u32, link_delay_ns: u64, max_frame: u64, qps: u64) -> u64 {
+    // No overflow: the delay is at most 1 ms and the rate 1600 Gb/s (`SimConfig::validate`).
     let flight = (2 * link_delay_ns * u64::from(link_gbps)).div_ceil(8);
     let frame = max_frame + WIRE_OVERHEAD;
     frame + PFC_FRAME_WIRE_BYTES + flight + (1 + qps) * frame
@@ -50,20 +51,26 @@ pub fn pause_ps(quanta: u16, gbps: u32) -> u64 {
 /// the switch has queued the frame on the port already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PfcEvent {
-    /// XOFF sent (or refreshed) to the host on `port`.
-    Pause { port: usize, priority: usize },
+    /// XOFF sent to the host on `port`, or sent again (`refresh`); the
+    /// pause's `generation` names it for its next refresh.
+    Pause { port: usize, priority: usize, generation: u64, refresh: bool },
     /// XON sent: a PFC frame with pause time 0.
     Resume { port: usize, priority: usize },
 }
 
-/// Per priority over every port: frames sent and time paused.
+/// Per priority over every port: frames sent, time paused, headroom used.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PriorityCounts {
-    /// XOFF frames, refreshes included.
+    /// XOFF frames that began a pause, the frames that refreshed one, and
+    /// the XON frames.
     pub pause_frames: u64,
+    pub refresh_frames: u64,
     pub resume_frames: u64,
     /// Σ over ports of the time from XOFF to XON, ps.
     pub paused_ps: u64,
+    /// The most bytes one port's headroom held, and that port's headroom.
+    pub peak_headroom: u64,
+    pub peak_headroom_of: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -71,9 +78,9 @@ struct IngressQueue {
     /// Bytes held in the shared buffer, and in the headroom.
     shared: u64,
     headroom: u64,
-    /// Since when XOFF holds, and when its last frame went out (ps).
+    /// Since when XOFF holds (ps), and the pauses begun so far.
     paused_since: Option<u64>,
-    last_pause_ps: u64,
+    generation: u64,
 }
 
 pub struct Pfc {
@@ -83,7 +90,8 @@ pub struct Pfc {
     headroom: Vec<u64>,
     /// The priorities PFC protects (bit p: priority p).
     lossless: u8,
-    /// The buffer less every headroom, and what the queues hold of it.
+    /// The buffer less every headroom, and what the queues (and the lossy
+    /// frames) hold of it.
     shared_limit: u64,
     shared_used: u64,
     pause_ps: u64,
@@ -129,11 +137,17 @@ impl Pfc {
         self.shared_limit.saturating_sub(self.shared_used) >> ALPHA_SHIFT
     }
 
-    /// A lossless frame of `len` bytes from `port` on `priority`: whether it
-    /// fits (into the shared buffer below XOFF, else into the headroom; ns-3
-    /// `CheckIngressAdmission` and `UpdateIngressAdmission` without the
-    /// per-queue reserve); XOFF if the queue is now at or above it.
+    /// A frame of `len` bytes from `port` on `priority`: whether it fits.
+    /// A lossless one goes into the shared buffer below XOFF, else into the
+    /// headroom (ns-3 `CheckIngressAdmission` and `UpdateIngressAdmission`
+    /// without the per-queue reserve), and XOFF follows if the queue is now
+    /// at or above it; any other (CNPs) only into the shared buffer.
     pub fn admit(&mut self, port: usize, priority: usize, len: u64, now: u64) -> bool {
+        if !self.is_lossless(priority) {
+            let fits = self.shared_used + len <= self.shared_limit;
+            self.shared_used += if fits { len } else { 0 };
+            return fits;
+        }
         let threshold = self.threshold();
         let q = &mut self.queues[port][priority];
         let over = q.shared + len > threshold;
@@ -142,6 +156,10 @@ impl Pfc {
         }
         if over {
             q.headroom += len;
+            let counts = &mut self.counts[priority];
+            if q.headroom > counts.peak_headroom {
+                (counts.peak_headroom, counts.peak_headroom_of) = (q.headroom, self.headroom[port]);
+            }
         } else {
             q.shared += len;
             self.shared_used += len;
@@ -150,15 +168,22 @@ impl Pfc {
         let q = &mut self.queues[port][priority];
         if q.paused_since.is_none() && (q.headroom > 0 || q.shared >= threshold) {
             q.paused_since = Some(now);
-            self.pause(port, priority, now);
+            q.generation += 1;
+            self.counts[priority].pause_frames += 1;
+            self.events.push(PfcEvent::Pause { port, priority, generation: q.generation, refresh: false });
         }
         true
     }
 
-    /// A lossless frame from `port` on `priority` left the buffer: headroom
-    /// first (ns-3 `RemoveFromIngressAdmission`); XON once the queue is back
-    /// a resume offset below XOFF with nothing in the headroom.
+    /// A frame from `port` on `priority` left the buffer: a lossless one
+    /// from the headroom first (ns-3 `RemoveFromIngressAdmission`), then
+    /// XON once the queue is back a resume offset below XOFF with nothing
+    /// in the headroom.
     pub fn release(&mut self, port: usize, priority: usize, len: u64, now: u64) {
+        if !self.is_lossless(priority) {
+            self.shared_used -= len;
+            return;
+        }
         let q = &mut self.queues[port][priority];
         let from_headroom = q.headroom.min(len);
         q.headroom -= from_headroom;
@@ -176,18 +201,19 @@ impl Pfc {
         }
     }
 
-    /// Sends XOFF again if it still holds and half its time has passed.
-    pub fn refresh(&mut self, port: usize, priority: usize, now: u64) {
+    /// Whether pause `generation` of `port`'s `priority` still holds.
+    pub fn holds(&self, port: usize, priority: usize, generation: u64) -> bool {
         let q = &self.queues[port][priority];
-        if q.paused_since.is_some() && now >= q.last_pause_ps + self.refresh_after_ps() {
-            self.pause(port, priority, now);
-        }
+        q.paused_since.is_some() && q.generation == generation
     }
 
-    fn pause(&mut self, port: usize, priority: usize, now: u64) {
-        self.queues[port][priority].last_pause_ps = now;
-        self.counts[priority].pause_frames += 1;
-        self.events.push(PfcEvent::Pause { port, priority });
+    /// Sends XOFF again if pause `generation` still holds (its refresh is
+    /// due: the world schedules it half a pause after the last frame).
+    pub fn refresh(&mut self, port: usize, priority: usize, generation: u64) {
+        if self.holds(port, priority, generation) {
+            self.counts[priority].refresh_frames += 1;
+            self.events.push(PfcEvent::Pause { port, priority, generation, refresh: true });
+        }
     }
 
     /// The state changes since the last call.
@@ -253,13 +279,17 @@ mod tests {
         }
         // The ninth frame (at time 8): 9 x 1000 >= (80,000 - 9,000) / 8 = 8,875.
         assert_eq!(admitted, 9);
-        assert_eq!(pfc.take_events(), [PfcEvent::Pause { port: 0, priority: 3 }]);
+        assert_eq!(pfc.take_events(), [PfcEvent::Pause { port: 0, priority: 3, generation: 1, refresh: false }]);
         // Beyond XOFF into the headroom, then refused once it is full.
         let mut headroom = 0;
         while pfc.admit(0, 3, 1000, 9) {
             headroom += 1;
         }
         assert_eq!(headroom, 10);
+        assert_eq!((pfc.counts[3].peak_headroom, pfc.counts[3].peak_headroom_of), (10_000, 10_000));
+        // A lossy frame (priority 6) takes only shared space: 71,000 are left.
+        assert!(pfc.admit(1, 6, 71_000, 9) && !pfc.admit(1, 6, 1, 9));
+        pfc.release(1, 6, 71_000, 9);
         // The other port is not paused by this one.
         assert!(!pfc.paused(1, 3));
         // Draining: headroom first, then XON a resume offset below XOFF.
@@ -273,21 +303,33 @@ mod tests {
         pfc.release(0, 3, 1000, 400);
         assert!(!pfc.paused(0, 3), "6,000 + 3,072 <= 9,250");
         assert_eq!(pfc.take_events(), [PfcEvent::Resume { port: 0, priority: 3 }]);
-        assert_eq!(pfc.counts[3], PriorityCounts { pause_frames: 1, resume_frames: 1, paused_ps: 400 - 8 });
+        let counts = PriorityCounts { pause_frames: 1, resume_frames: 1, paused_ps: 400 - 8, ..pfc.counts[3] };
+        assert_eq!(pfc.counts[3], counts);
     }
 
+    /// A refresh goes out while its pause holds, and not once an XON ended
+    /// it, nor for an older pause after a new one began.
     #[test]
-    fn a_pause_is_refreshed_at_half_its_time_while_it_holds() {
+    fn a_pause_is_refreshed_while_it_holds_and_only_that_pause() {
         let mut pfc = Pfc::new(100_000, vec![10_000], 1 << 3, 100).unwrap();
+        let mut held = 0;
         while !pfc.paused(0, 3) {
             pfc.admit(0, 3, 1000, 0);
+            held += 1;
         }
-        let half = pfc.refresh_after_ps();
-        pfc.refresh(0, 3, half - 1);
-        pfc.refresh(0, 3, half);
-        assert_eq!(pfc.counts[3].pause_frames, 2);
-        pfc.refresh(0, 3, 2 * half - 1);
-        assert_eq!(pfc.counts[3].pause_frames, 2);
+        pfc.refresh(0, 3, 1);
+        assert_eq!(pfc.counts[3].refresh_frames, 1);
+        for _ in 0..held {
+            pfc.release(0, 3, 1000, 5);
+        }
+        pfc.refresh(0, 3, 1);
+        while !pfc.paused(0, 3) {
+            pfc.admit(0, 3, 1000, 6);
+        }
+        pfc.refresh(0, 3, 1);
+        assert!(!pfc.holds(0, 3, 1) && pfc.holds(0, 3, 2));
+        assert_eq!((pfc.counts[3].pause_frames, pfc.counts[3].refresh_frames), (2, 1));
+        assert_eq!(pfc.refresh_after_ps(), pause_ps(PAUSE_QUANTA, 100) / 2);
         assert!(Pfc::new(20_000, vec![10_000, 10_000], 1 << 3, 100).is_err());
     }
 
@@ -295,9 +337,10 @@ mod tests {
     fn the_frame_pauses_one_priority_for_its_quanta_or_resumes_it() {
         use metaroce_golden::parser::parse_frame;
         use metaroce_golden::ParserConfig;
-        for (event, quanta) in
-            [(PfcEvent::Pause { port: 1, priority: 3 }, 0xFFFF), (PfcEvent::Resume { port: 1, priority: 3 }, 0)]
-        {
+        for (event, quanta) in [
+            (PfcEvent::Pause { port: 1, priority: 3, generation: 1, refresh: false }, 0xFFFF),
+            (PfcEvent::Resume { port: 1, priority: 3 }, 0),
+        ] {
             let packet = frame(event, [2, 0, 0, 0, 1, 2]);
             assert!(packet.is_mac_control());
             let record = parse_frame(&packet.data, false, &ParserConfig::default());

@@ -71,6 +71,8 @@ pub struct Summary {
     /// PFC frames that reached the hosts' NICs.
     pub pfc: bool,
     pub pfc_priorities: Vec<PrioritySummary>,
+    /// Whether the switch marked ECN (not with `--cc none`).
+    pub ecn: bool,
     pub pfc_frames_received: u64,
     /// The victim scenario's victim flow.
     pub victim: Option<VictimSummary>,
@@ -115,6 +117,7 @@ pub fn summarize(run: &SimRun) -> Summary {
         queue_passed_kmin: run.samples.iter().any(|s| s.port_depth.iter().any(|&d| d > c.red.kmin)),
         pfc: c.pfc,
         pfc_priorities: priorities(run),
+        ecn: c.ecn,
         pfc_frames_received: run.pfc_frames_received,
         victim: victim(run),
     }
@@ -233,34 +236,45 @@ pub fn queue_csv(run: &SimRun) -> String {
     for p in 0..run.config.scenario.hosts() {
         let _ = write!(s, ",port{p}_bytes");
     }
-    s.push_str(",marks,drops,cnps,pause_frames\n");
+    s.push_str(",marks,drops,cnps,pfc_pauses\n");
     for sample in &run.samples {
         let _ = write!(s, "{},{}", sample.time_ns, sample.buffer_used);
         for depth in &sample.port_depth {
             let _ = write!(s, ",{depth}");
         }
-        let _ = writeln!(s, ",{},{},{},{}", sample.marks, sample.drops, sample.cnps, sample.pause_frames);
+        let _ = writeln!(s, ",{},{},{},{}", sample.marks, sample.drops, sample.cnps, sample.pfc_pauses);
     }
     s
 }
 
 fn title(run: &SimRun, what: &str) -> String {
     let c = &run.config;
-    format!(
-        "{what}: {} at {} Gb/s, {} ({} preset), CNPs ≥ {} µs apart, ECN on {}{}",
-        c.scenario.name(),
-        c.link_gbps,
-        run.cc().name(),
-        c.preset_name(),
-        c.cc.np_min_time_between_cnps,
-        if c.ecn { c.mark.name() } else { "nothing" },
-        if c.pfc { ", PFC" } else { "" }
-    )
+    let pfc = if c.pfc { ", PFC" } else { "" };
+    let cc = match run.cc() {
+        SimCc::None => "no congestion control (no ECN marking)".to_string(),
+        cc => format!(
+            "{} ({} preset), CNPs ≥ {} µs apart, ECN on {}",
+            cc.name(),
+            c.preset_name(),
+            c.cc.np_min_time_between_cnps,
+            c.mark.name()
+        ),
+    };
+    format!("{what}: {} at {} Gb/s, {cc}{pfc}", c.scenario.name(), c.link_gbps)
 }
 
 /// Flow `flow`'s fair share under max-min fairness on a star.
 fn fair_share_gbps(run: &SimRun, flow: usize) -> f64 {
     f64::from(run.config.link_gbps) * run.config.scenario.fair_share(flow)
+}
+
+/// A guide per distinct fair share: the flows', and the victim flow's.
+fn fair_share_guides(run: &SimRun) -> Vec<(String, f64)> {
+    let mut guides = vec![("fair share".to_string(), fair_share_gbps(run, 0))];
+    if let Some(victim) = run.config.scenario.victim_flow() {
+        guides.push(("victim's fair share".to_string(), fair_share_gbps(run, victim)));
+    }
+    guides
 }
 
 /// Each flow's rate as steps: level until the tick of a change, then the
@@ -289,7 +303,7 @@ pub fn rates_chart(run: &SimRun) -> Chart {
         x_label: "time (µs)".into(),
         y_label: "rate (Gb/s)".into(),
         series,
-        guides: vec![("fair share".into(), fair_share_gbps(run, 0))],
+        guides: fair_share_guides(run),
     }
 }
 
@@ -361,7 +375,7 @@ pub fn comparison_table(runs: &[Summary]) -> String {
     type Row = (&'static str, fn(&Summary) -> String);
     let mut rows: Vec<Row> = vec![
         ("preset, CNP interval", |s| format!("{}, {} µs", s.preset, s.cnp_interval_us)),
-        ("ECN marking", |s| if s.cc == "none" { "off".into() } else { format!("on {}", s.mark) }),
+        ("ECN marking", |s| if s.ecn { format!("on {}", s.mark) } else { "off".into() }),
         ("peak shared buffer", |s| kb(s.peak_buffer_bytes)),
         ("mean shared buffer", |s| kb(s.mean_buffer_bytes)),
         ("peak egress queue", |s| kb(s.peak_port_bytes)),
@@ -385,11 +399,15 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         }),
         ("flows × message", |s| format!("{} × {} KiB", s.flows, s.message_bytes / 1024)),
     ];
+    let after = |rows: &[Row], name: &str| rows.iter().position(|(n, _)| *n == name).map_or(rows.len(), |i| i + 1);
     if runs.iter().any(|s| s.pfc) {
-        rows.insert(7, ("PFC pauses", |s| pauses_cell(s.pfc, &s.pfc_priorities)));
+        rows.insert(after(&rows, "drops"), ("PFC pauses", |s| pauses_cell(s.pfc, &s.pfc_priorities)));
     }
     if runs.iter().any(|s| s.victim.is_some()) {
-        rows.insert(rows.len() - 1, ("victim flow", |s| victim_cell(s.victim.as_ref())));
+        rows.insert(
+            after(&rows, "every QP at its fair share"),
+            ("victim flow", |s| victim_cell(s.victim.as_ref(), s.pfc)),
+        );
     }
     let mut t = String::from("|");
     if let Some(s) = runs.first() {

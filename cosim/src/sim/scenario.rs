@@ -77,7 +77,7 @@ impl Scenario {
     /// link beside host 1's incast flow.
     pub fn fair_share(&self, flow: usize) -> f64 {
         match *self {
-            Scenario::Victim { senders } if flow == senders => 1.0 - 1.0 / senders as f64,
+            Scenario::Victim { senders } if Some(flow) == self.victim_flow() => 1.0 - 1.0 / senders as f64,
             Scenario::Incast { senders } | Scenario::Victim { senders } => 1.0 / senders as f64,
             Scenario::AllToAll { hosts } => 1.0 / (hosts - 1) as f64,
         }
@@ -237,6 +237,9 @@ impl SimConfig {
         }
         if !(1..=1600).contains(&self.link_gbps) {
             return Err(format!("link rate {} Gb/s: 1 to 1600", self.link_gbps));
+        }
+        if self.link_delay_ns > 1_000_000 {
+            return Err(format!("link delay {} ns: at most 1,000,000 (1 ms)", self.link_delay_ns));
         }
         if !(256..=9000).contains(&self.mtu) {
             return Err(format!("MTU {} B: 256 to 9000", self.mtu));

@@ -145,17 +145,16 @@ impl Switch {
     }
 
     /// A packet for egress `port` at `now` (ps): dropped when the shared
-    /// buffer cannot hold it, or with PFC when its lossless priority's
-    /// headroom is full too, else queued (when marking on enqueue, an
+    /// buffer cannot hold it (with PFC: when PFC does not admit it, a
+    /// lossless frame only once its queue's headroom is full), else queued (when marking on enqueue, an
     /// ECN-capable data packet marked CE with the RED probability of the
     /// queue it joins).
     pub fn enqueue(&mut self, port: usize, mut packet: Packet, now: u64) -> Enqueued {
         let len = packet.stored_len();
-        let admitted = self.used + len <= self.buffer_bytes
-            && match self.lossless(&packet) {
-                Some((pfc, priority)) => pfc.admit(packet.src_host(), priority, len, now),
-                None => true,
-            };
+        let admitted = match &mut self.pfc {
+            Some(pfc) => pfc.admit(packet.src_host(), packet.priority(), len, now),
+            None => self.used + len <= self.buffer_bytes,
+        };
         if !admitted {
             self.drops += 1;
             return Enqueued::Dropped;
@@ -173,13 +172,6 @@ impl Switch {
         self.used += len;
         self.peak_used = self.peak_used.max(self.used);
         Enqueued::Queued { marked }
-    }
-
-    /// PFC and the priority it holds `packet` on, if that is lossless.
-    fn lossless(&mut self, packet: &Packet) -> Option<(&mut Pfc, usize)> {
-        let pfc = self.pfc.as_mut()?;
-        let priority = packet.priority();
-        pfc.is_lossless(priority).then_some((pfc, priority))
     }
 
     /// The next packet onto `port`'s wire at `now` (ps), if the port is
@@ -202,8 +194,8 @@ impl Switch {
         self.used -= len;
         q.busy = true;
         let depth = q.depth;
-        if let Some((pfc, priority)) = self.lossless(&packet) {
-            pfc.release(packet.src_host(), priority, len, now);
+        if let Some(pfc) = &mut self.pfc {
+            pfc.release(packet.src_host(), packet.priority(), len, now);
         }
         let marked = self.mark == MarkPoint::Dequeue && self.red_mark(&mut packet, depth);
         Some((packet, marked))
@@ -219,6 +211,11 @@ impl Switch {
             self.ports[port].control.push_back(pfc::frame(event, switch_port_mac(port)));
         }
         events
+    }
+
+    /// The PFC pauses begun so far (0 without PFC).
+    pub fn pfc_pauses(&self) -> u64 {
+        self.pfc.as_ref().map_or(0, |p| p.counts.iter().map(|c| c.pause_frames).sum())
     }
 
     /// `port` finished sending its packet.

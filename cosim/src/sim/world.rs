@@ -52,10 +52,12 @@ pub(super) enum Event {
         host: usize,
         packet: Packet,
     },
-    /// Half a pause after the last XOFF frame to `port`'s host.
+    /// Half a pause after the last XOFF frame of pause `generation` to
+    /// `port`'s host; dropped unheard once that pause has ended.
     PfcRefresh {
         port: usize,
         priority: usize,
+        generation: u64,
     },
     Sample,
 }
@@ -123,10 +125,16 @@ impl World {
             if at > limit {
                 break;
             }
-            self.now = at;
-            self.events += 1;
             let event = self.slots[slot].take().expect("a scheduled event");
             self.free.push(slot);
+            if let Event::PfcRefresh { port, priority, generation } = event {
+                // A refresh of a pause that has ended moves no time on.
+                if !self.switch.pfc.as_ref().is_some_and(|p| p.holds(port, priority, generation)) {
+                    continue;
+                }
+            }
+            self.now = at;
+            self.events += 1;
             match event {
                 Event::Post { flow } => self.post(flow)?,
                 Event::Nak { flow, index } => {
@@ -153,9 +161,9 @@ impl World {
                     self.start_port(port);
                 }
                 Event::AtHost { host, packet } => self.at_host(host, packet)?,
-                Event::PfcRefresh { port, priority } => {
+                Event::PfcRefresh { port, priority, generation } => {
                     if let Some(pfc) = &mut self.switch.pfc {
-                        pfc.refresh(port, priority, self.now);
+                        pfc.refresh(port, priority, generation);
                     }
                     self.pfc_events();
                 }
@@ -308,29 +316,39 @@ impl World {
             Enqueued::Queued { marked } => self.marked(marked),
         }
         self.start_port(port);
-        self.pfc_events();
     }
 
-    /// Sends the switch's new PFC frames; a pause's flows note its start
-    /// (victims: those whose own egress queue is at or below Kmin), a
-    /// resume its end; an XOFF is refreshed half its time later.
+    /// Sends the switch's new PFC frames, and those that the frames they
+    /// let start make in turn. A pause's running flows note its start
+    /// (victims: those whose own egress queue is at or below Kmin; a flow
+    /// that started during a pause, at its next refresh), a resume its end
+    /// (every flow is on the one lossless priority); an XOFF is refreshed
+    /// half its time later.
     fn pfc_events(&mut self) {
-        for event in self.switch.take_pfc_events() {
-            match event {
-                PfcEvent::Pause { port, priority } => {
-                    for flow in self.flows.iter_mut().filter(|f| f.src == port && f.started(self.now)) {
-                        let victim = self.switch.depth(flow.dst) <= self.config.red.kmin;
-                        flow.pause_starts(self.now, victim);
+        loop {
+            let events = self.switch.take_pfc_events();
+            if events.is_empty() {
+                return;
+            }
+            for event in events {
+                match event {
+                    PfcEvent::Pause { port, priority, generation, .. } => {
+                        for flow in self.flows.iter_mut().filter(|f| f.src == port && f.started(self.now)) {
+                            let victim = self.switch.depth(flow.dst) <= self.config.red.kmin;
+                            flow.pause_starts(self.now, victim);
+                        }
+                        if let Some(pfc) = &self.switch.pfc {
+                            let refresh = self.now + pfc.refresh_after_ps();
+                            self.schedule(refresh, Event::PfcRefresh { port, priority, generation });
+                        }
+                        self.start_frame(port);
                     }
-                    let refresh = self.now + self.switch.pfc.as_ref().map_or(0, |p| p.refresh_after_ps());
-                    self.schedule(refresh, Event::PfcRefresh { port, priority });
-                    self.start_port(port);
-                }
-                PfcEvent::Resume { port, .. } => {
-                    for flow in self.flows.iter_mut().filter(|f| f.src == port) {
-                        flow.pause_ends(self.now);
+                    PfcEvent::Resume { port, .. } => {
+                        for flow in self.flows.iter_mut().filter(|f| f.src == port) {
+                            flow.pause_ends(self.now);
+                        }
+                        self.start_frame(port);
                     }
-                    self.start_port(port);
                 }
             }
         }
@@ -345,13 +363,17 @@ impl World {
     /// Starts `port`'s next frame if it is idle, then sends the PFC frames
     /// that the frames admitted or sent since made.
     fn start_port(&mut self, port: usize) {
+        self.start_frame(port);
+        self.pfc_events();
+    }
+
+    fn start_frame(&mut self, port: usize) {
         if let Some((packet, marked)) = self.switch.start(port, self.now) {
             self.marked(marked);
             let end = self.now + packet.wire_ps(self.config.link_gbps);
             self.schedule(end, Event::PortSent { port });
             self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
         }
-        self.pfc_events();
     }
 
     fn at_host(&mut self, h: usize, packet: Packet) -> Result<(), String> {
@@ -387,7 +409,7 @@ impl World {
             marks: self.switch.marks,
             drops: self.switch.drops,
             cnps: self.cnps_sent,
-            pause_frames: self.switch.pfc.as_ref().map_or(0, |p| p.counts.iter().map(|c| c.pause_frames).sum()),
+            pfc_pauses: self.switch.pfc_pauses(),
         });
     }
 }
