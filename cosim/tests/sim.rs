@@ -179,15 +179,17 @@ fn the_readme_block_regenerates_from_one_command() {
     ] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 2 modes x 3 presets x 2 charts, and 8 lossless cases x 4
-    // columns x 2 charts, each linked; the lossless cases' lossy DCQCN
-    // column under ns3 is the preset table's run in 3 of them (same files).
+    // 3 cases x 3 modes (mixed the third) x 3 presets x 2 charts, and 8
+    // lossless cases x 4 columns x 2 charts, each linked; the lossless
+    // cases' lossy DCQCN column under ns3 is the preset table's run in 3 of
+    // them (same files).
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 36 + 64 - 3 * 2);
+    assert_eq!(svgs.len(), 54 + 64 - 3 * 2);
     assert_no_drops_with_pfc(&updated);
     assert_victim_keeps_its_fair_rate_with_metaroce(&updated);
     for preset in ["paper", "ns3", "mlx5"] {
         assert!(updated.contains(&format!("| metaroce, {preset} |")), "{preset}:\n{updated}");
+        assert!(updated.contains(&format!("| mixed, {preset} |")), "{preset}:\n{updated}");
         assert!(updated.contains(&format!("| rates, {preset} preset |")), "{preset}:\n{updated}");
     }
     for svg in &svgs {

@@ -39,6 +39,9 @@ pub enum SimCcChoice {
     None,
     Dcqcn,
     Metaroce,
+    /// Half the NICs in each mode: even hosts MetaRoCE (an incast's
+    /// receiver too), odd hosts DCQCN.
+    Mixed,
 }
 
 impl SimCcChoice {
@@ -47,6 +50,7 @@ impl SimCcChoice {
             SimCcChoice::None => SimCc::None,
             SimCcChoice::Dcqcn => SimCc::DCQCN,
             SimCcChoice::Metaroce => SimCc::METAROCE,
+            SimCcChoice::Mixed => SimCc::Mixed,
         }
     }
 }
@@ -91,8 +95,8 @@ pub struct Args {
     /// behind, as HPCC's ns-3 switch) or `enqueue` (on the queue it joins).
     #[arg(long, value_name = "enqueue|dequeue", default_value = "dequeue")]
     mark: MarkPoint,
-    /// Congestion control of every NIC, or none (no ECN marking); several
-    /// run side by side.
+    /// Congestion control of every NIC, half in each (mixed), or none (no
+    /// ECN marking); several run side by side.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dcqcn,metaroce")]
     cc: Vec<SimCcChoice>,
     /// Lossless data: the switch pauses the senders' data priority with

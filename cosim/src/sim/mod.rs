@@ -135,6 +135,20 @@ mod tests {
         assert!(summary.pfc_priorities[0].victim_flows >= 1, "{:?}", summary.pfc_priorities);
     }
 
+    /// `--cc mixed`: the even hosts' NICs run MetaRoCE, the odd ones DCQCN.
+    /// The incast's receiver (host 0) sends MetaRoCE CNPs, whose extent a
+    /// DCQCN sender does not read (it cuts as on a plain CNP): every sender
+    /// cuts.
+    #[test]
+    fn mixed_runs_half_the_nics_in_each_mode() {
+        use metaroce_golden::cc_params::CcMode::{Dcqcn, Metaroce};
+        let run = run_cc(&congested(), SimCc::Mixed).unwrap();
+        let modes: Vec<CcMode> = run.captures.iter().map(|(nic, _)| nic.cc.mode).collect();
+        assert_eq!(modes, [Metaroce, Dcqcn, Metaroce, Dcqcn, Metaroce]);
+        assert!(run.flows.iter().all(|f| !f.rate_steps.is_empty() && f.done_ps.is_some()));
+        assert_eq!((run.cc(), report::summarize(&run).cc.as_str()), (SimCc::Mixed, "mixed"));
+    }
+
     /// The golden top given a host's capture (frames at their ticks, then
     /// flush, no time advances between): its outputs, and the QP each
     /// frame was sent on (none: received).

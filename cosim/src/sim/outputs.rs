@@ -131,10 +131,10 @@ impl From<String> for SimFailure {
 impl SimRun {
     /// What reacted to congestion.
     pub fn cc(&self) -> SimCc {
-        if self.config.ecn {
-            SimCc::Nic(self.mode)
-        } else {
-            SimCc::None
+        match (self.config.ecn, self.config.mixed) {
+            (false, _) => SimCc::None,
+            (true, true) => SimCc::Mixed,
+            (true, false) => SimCc::Nic(self.mode),
         }
     }
 

@@ -1,5 +1,5 @@
-//! The README's measurement set (`SPEC.md` §9.5): the cases, both modes
-//! under each preset, lossy against lossless (PFC) with each reaction,
+//! The README's measurement set (`SPEC.md` §9.5): the cases, each mode
+//! (and the NICs half in each) under each preset, lossy against lossless (PFC) with each reaction,
 //! their charts and the generated README block.
 
 use std::fmt::Write as _;
@@ -73,14 +73,15 @@ pub const README_END: &str = "<!-- metaroce sim readme: end -->";
 /// others' are linked.
 pub const README_INLINE_CASE: &str = "incast16-100g";
 
-/// Runs the README's measurement set in both modes under each preset
+/// Runs the README's measurement set in each mode, and with the NICs half
+/// in each (`mixed`), under each preset
 /// (`SPEC.md` §6.8: the DCQCN paper's, HPCC ns-3's and mlx5's defaults,
 /// their CNP intervals included): charts and `summary.md` into `dir`, and
 /// the table with links to the charts into `readme` between
 /// [`README_BEGIN`] and [`README_END`], with the charts of
 /// [`README_INLINE_CASE`] shown inline.
 pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
-    const MODES: [SimCc; 2] = [SimCc::DCQCN, SimCc::METAROCE];
+    const MODES: [SimCc; 3] = [SimCc::DCQCN, SimCc::METAROCE, SimCc::Mixed];
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut block = String::new();
     let mut readme_block = String::new();

@@ -92,14 +92,17 @@ impl Scenario {
     }
 }
 
-/// What reacts to congestion in a run (`--cc`): the NICs in a mode, or
-/// nothing: the switch marks no ECN, so no CNP is sent and every QP keeps
-/// the line rate (Meta's RoCE fabric for AI training ran on PFC alone,
-/// DCQCN off: SIGCOMM 2024).
+/// What reacts to congestion in a run (`--cc`): the NICs in a mode; half
+/// the NICs in each (`mixed`: even hosts MetaRoCE, odd hosts DCQCN, so an
+/// incast's senders are split and its receiver runs MetaRoCE); or nothing:
+/// the switch marks no ECN, so no CNP is sent and every QP keeps the line
+/// rate (Meta's RoCE fabric for AI training ran on PFC alone, DCQCN off:
+/// SIGCOMM 2024).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SimCc {
     None,
     Nic(CcMode),
+    Mixed,
 }
 
 impl SimCc {
@@ -110,14 +113,17 @@ impl SimCc {
         match self {
             SimCc::None => "none",
             SimCc::Nic(mode) => mode.name(),
+            SimCc::Mixed => "mixed",
         }
     }
 
-    /// `config` with this reaction: ECN off for none; and the NICs' mode
-    /// (with ECN off, DCQCN's, which never runs).
+    /// `config` with this reaction: ECN off for none, the even hosts in
+    /// MetaRoCE for mixed; and the NICs' mode (DCQCN's with ECN off, where
+    /// it never runs, and at the odd hosts of mixed).
     pub fn apply(self, config: &SimConfig) -> (SimConfig, CcMode) {
         let mut config = config.clone();
         config.ecn = self != SimCc::None;
+        config.mixed = self == SimCc::Mixed;
         (config, if let SimCc::Nic(mode) = self { mode } else { CcMode::Dcqcn })
     }
 }
@@ -163,6 +169,8 @@ pub struct SimConfig {
     pub ecn: bool,
     /// Lossless data behind priority flow control (`--pfc`, `SPEC.md` §9.6).
     pub pfc: bool,
+    /// The even hosts' NICs in MetaRoCE mode whatever `cc` says (`--cc mixed`).
+    pub mixed: bool,
     /// Every NIC's congestion control (its line rate is the link's).
     pub cc: CcParams,
     /// The preset `cc` started from (`--cc-preset`), for the figures' names.
@@ -191,6 +199,7 @@ impl SimConfig {
             mark: MarkPoint::default(),
             ecn: true,
             pfc: false,
+            mixed: false,
             cc: CcParams { line_rate_mbps: link_gbps * 1000, ..CcParams::default() },
             preset: None,
             rtl: RtlPlacement::Nowhere,
@@ -297,6 +306,9 @@ impl SimConfig {
         peers.dedup();
         let mut cc = self.cc;
         cc.line_rate_mbps = self.link_gbps * 1000;
+        if self.mixed && host.is_multiple_of(2) {
+            cc.mode = CcMode::Metaroce;
+        }
         NicConfig {
             local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
             qps: peers
