@@ -30,8 +30,9 @@ enum Command {
     /// Measure cosim, bare-RTL and golden-model speed and the RTL's cycle figures.
     Bench(cli::bench::Args),
     /// Closed-loop congestion scenarios: hosts with the pipeline in their
-    /// NICs on one switch (incast, all-to-all), every cc mode side by side;
-    /// `readme` regenerates the README's figures.
+    /// NICs on one switch (incast, all-to-all, victim flow), lossy or
+    /// lossless (PFC), every cc mode side by side; `readme` regenerates the
+    /// README's figures.
     Sim(cli::sim::Args),
     /// Write the regression captures (deterministic).
     Gen(cli::gen::Args),

@@ -26,9 +26,9 @@ pub enum SimScenario {
     /// host 1 to a host of its own: the victim when host 1 is paused.
     Victim,
     /// The README's set (16:1 incast at 100 and 400 Gb/s, 8-host
-    /// all-to-all), both modes under each preset, and lossy against PFC
-    /// with each reaction (victim scenario too): charts and tables into
-    /// --out (docs/sim) and README.md.
+    /// all-to-all), each mode and mixed under each preset, and lossy
+    /// against PFC with each reaction (victim scenario and a shallow buffer
+    /// too): charts and tables into --out (docs/sim) and README.md.
     Readme,
 }
 
@@ -37,7 +37,9 @@ pub enum SimScenario {
 pub enum SimCcChoice {
     /// Nothing: the switch marks no ECN (with --pfc: PFC alone).
     None,
+    /// DCQCN: standard CNPs, alpha-driven cuts.
     Dcqcn,
+    /// MetaRoCE: CNPs carry the CE extent, the cut follows it.
     Metaroce,
     /// Half the NICs in each mode: even hosts MetaRoCE (an incast's
     /// receiver too), odd hosts DCQCN.
