@@ -82,6 +82,8 @@ pub struct Sample {
 #[derive(Debug)]
 pub struct SimRun {
     pub config: SimConfig,
+    /// The mode `run` was given for every NIC (with `mixed`, each host's
+    /// own instead: `SimConfig::nic_config`; see [`SimRun::cc`]).
     pub mode: CcMode,
     pub flows: Vec<Flow>,
     pub samples: Vec<Sample>,

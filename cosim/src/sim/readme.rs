@@ -1,6 +1,6 @@
 //! The README's measurement set (`SPEC.md` §9.5): the cases, each mode
-//! (and the NICs half in each) under each preset, lossy against lossless (PFC) with each reaction,
-//! their charts and the generated README block.
+//! (and the NICs half in each) under each preset, lossy against lossless
+//! (PFC) with each reaction, their charts and the generated README block.
 
 use std::fmt::Write as _;
 use std::fs;

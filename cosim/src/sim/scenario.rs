@@ -306,8 +306,8 @@ impl SimConfig {
         peers.dedup();
         let mut cc = self.cc;
         cc.line_rate_mbps = self.link_gbps * 1000;
-        if self.mixed && host.is_multiple_of(2) {
-            cc.mode = CcMode::Metaroce;
+        if self.mixed {
+            cc.mode = if host.is_multiple_of(2) { CcMode::Metaroce } else { CcMode::Dcqcn };
         }
         NicConfig {
             local_mac: Some(MacAddr(host_mac(packet::address_of(host))).to_string()),
