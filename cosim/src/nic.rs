@@ -9,6 +9,7 @@ use metaroce_golden::cc_params::{CcMode, CcRegisters, CcSetting};
 use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::cn::{CongestionNotifier, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::NicConfig;
+use metaroce_golden::wire::PFC_PRIORITIES;
 
 /// The NIC file of a capture: `name.nic.json` beside `name.pcap`.
 pub fn nic_file_of(capture: &Path) -> PathBuf {
@@ -160,8 +161,9 @@ impl CnSetup {
                 ctx.local, ctx.remote
             )));
         }
-        if let Some(ctx) = nic.qps.iter().find(|c| c.priority > 7) {
-            return Err(named(format!("QP context {}: priority {}; priorities are 0-7", ctx.local, ctx.priority)));
+        if let Some(ctx) = nic.qps.iter().find(|c| usize::from(c.priority) >= PFC_PRIORITIES) {
+            let last = PFC_PRIORITIES - 1;
+            return Err(named(format!("QP context {}: priority {}; priorities are 0-{last}", ctx.local, ctx.priority)));
         }
         Ok(CnSetup { nic, local_mac, regs, qp_count: DEFAULT_QP_COUNT, nic_file: path, overrides: overrides.clone() })
     }

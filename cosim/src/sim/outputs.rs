@@ -45,7 +45,7 @@ pub struct Flow {
 
 impl Flow {
     /// Whether the flow has started and is not done at `now` (ps).
-    pub fn started(&self, now: u64) -> bool {
+    pub fn running(&self, now: u64) -> bool {
         self.start_ps <= now && self.done_ps.is_none()
     }
 

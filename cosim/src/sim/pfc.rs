@@ -233,7 +233,8 @@ impl Pfc {
     }
 
     /// Whether `port`'s `priority` is paused.
-    pub fn paused(&self, port: usize, priority: usize) -> bool {
+    #[cfg(test)]
+    fn paused(&self, port: usize, priority: usize) -> bool {
         self.queues[port][priority].paused_since.is_some()
     }
 }

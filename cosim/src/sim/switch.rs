@@ -146,9 +146,9 @@ impl Switch {
 
     /// A packet for egress `port` at `now` (ps): dropped when the shared
     /// buffer cannot hold it (with PFC: when PFC does not admit it, a
-    /// lossless frame only once its queue's headroom is full), else queued (when marking on enqueue, an
-    /// ECN-capable data packet marked CE with the RED probability of the
-    /// queue it joins).
+    /// lossless frame only once its queue's headroom is full), else queued
+    /// (when marking on enqueue, an ECN-capable data packet marked CE with
+    /// the RED probability of the queue it joins).
     pub fn enqueue(&mut self, port: usize, mut packet: Packet, now: u64) -> Enqueued {
         let len = packet.stored_len();
         let admitted = match &mut self.pfc {

@@ -333,7 +333,7 @@ impl World {
             for event in events {
                 match event {
                     PfcEvent::Pause { port, priority, generation, .. } => {
-                        for flow in self.flows.iter_mut().filter(|f| f.src == port && f.started(self.now)) {
+                        for flow in self.flows.iter_mut().filter(|f| f.src == port && f.running(self.now)) {
                             let victim = self.switch.depth(flow.dst) <= self.config.red.kmin;
                             flow.pause_starts(self.now, victim);
                         }
