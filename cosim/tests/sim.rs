@@ -162,16 +162,18 @@ fn the_readme_block_regenerates_from_one_command() {
     fs::write(&readme, "intro\n<!-- metaroce sim readme: begin -->\nstale\n<!-- metaroce sim readme: end -->\noutro\n")
         .unwrap();
     let charts = dir.join("charts");
-    let out = metaroce(&["sim", "readme", "--out", charts.to_str().unwrap(), "--readme", readme.to_str().unwrap()]);
+    let readme_args = ["sim", "readme", "--set", "core", "--out", charts.to_str().unwrap(), "--readme"];
+    let out = metaroce(&[&readme_args[..], &[readme.to_str().unwrap()]].concat());
     assert!(out.status.success(), "{}", text(&out));
     let updated = fs::read_to_string(&readme).unwrap();
     assert!(updated.starts_with("intro\n") && updated.ends_with("<!-- metaroce sim readme: end -->\noutro\n"));
     assert!(!updated.contains("stale"));
-    for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100"] {
-        assert!(updated.contains(case), "`{case}` missing:\n{updated}");
+    for case in ["incast 16:1**, 100", "incast 16:1**, 400", "all-to-all, 8 hosts**, 100", "all-to-all, 8 hosts**, 400"]
+    {
+        assert!(updated.contains(&format!("{case} Gb/s links, ECN marked")), "`{case}` missing:\n{updated}");
     }
     for case in [
-        "all-to-all, 8 hosts**, 400",
+        "all-to-all, 8 hosts**, 400 Gb/s links, 32 MiB",
         "victim beside incast 16:1**, 100",
         "victim beside incast 16:1**, 400",
         "incast 16:1**, 100 Gb/s links, 8.5 MB shared buffer",
@@ -179,12 +181,14 @@ fn the_readme_block_regenerates_from_one_command() {
     ] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 3 cases x 3 modes (mixed the third) x 3 presets x 2 charts, and 8
+    // 4 cases x 3 modes (mixed the third) x 3 presets x 2 charts, and 8
     // lossless cases x 4 columns x 2 charts, each linked; the lossless
-    // cases' lossy DCQCN column under ns3 is the preset table's run in 3 of
-    // them (same files).
+    // cases' lossy DCQCN column under ns3 is the preset table's run in 4 of
+    // them (same files, run once).
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 54 + 64 - 3 * 2);
+    assert_eq!(svgs.len(), 72 + 64 - 4 * 2);
+    let runs = text(&out).lines().filter(|l| l.ends_with(" s") && l.contains(": ")).count();
+    assert_eq!(runs, svgs.len() / 2, "each run once:\n{}", text(&out));
     assert_no_drops_with_pfc(&updated);
     assert_victim_keeps_its_fair_rate_with_metaroce(&updated);
     for preset in ["paper", "ns3", "mlx5"] {
@@ -196,12 +200,14 @@ fn the_readme_block_regenerates_from_one_command() {
         assert!(updated.contains(&format!("charts/{}", svg.display())), "{} not linked", svg.display());
     }
     assert_references_exist(&updated, &dir);
-    // A README without the block is refused, and left alone.
-    fs::write(&readme, "no block\n").unwrap();
+    // A README without a set's block is refused before any run, and left
+    // alone: here the scale set's (the core block is there).
+    let before = fs::read_to_string(&readme).unwrap();
     let out = metaroce(&["sim", "readme", "--out", charts.to_str().unwrap(), "--readme", readme.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).contains("has no `<!-- metaroce sim readme: begin -->`"), "{}", text(&out));
-    assert_eq!(fs::read_to_string(&readme).unwrap(), "no block\n");
+    assert!(text(&out).contains("has no `<!-- metaroce sim readme scale: begin -->`"), "{}", text(&out));
+    assert!(!text(&out).lines().any(|l| l.ends_with(" s")), "ran before refusing:\n{}", text(&out));
+    assert_eq!(fs::read_to_string(&readme).unwrap(), before);
 }
 
 /// The cells of `table`'s row `name`, split on `|` (the header's first).
@@ -253,13 +259,22 @@ fn assert_victim_keeps_its_fair_rate_with_metaroce(readme: &str) {
     assert_eq!(checked, 3, "{readme}");
 }
 
-/// The targets of the block's links and images, with how many are images.
-fn block_references(readme: &str) -> (Vec<&str>, usize) {
-    let begin = readme.find("<!-- metaroce sim readme: begin -->").expect("the block begins");
-    let end = readme.find("<!-- metaroce sim readme: end -->").expect("the block ends");
-    let block = &readme[begin..end];
-    let targets: Vec<&str> = block.split("](").skip(1).map(|rest| &rest[..rest.find(')').unwrap()]).collect();
-    (targets, block.matches("![").count())
+/// The targets of the links and images of the blocks of `sim readme`'s
+/// sets (`readme`, and `readme scale` where there is one), with how many
+/// are images.
+fn block_references(readme: &str) -> (Vec<String>, usize) {
+    let (mut targets, mut images) = (Vec::new(), 0);
+    for set in ["", " scale"] {
+        let Some(begin) = readme.find(&format!("<!-- metaroce sim readme{set}: begin -->")) else {
+            assert!(!set.is_empty(), "the block begins");
+            continue;
+        };
+        let end = readme.find(&format!("<!-- metaroce sim readme{set}: end -->")).expect("the block ends");
+        let block = &readme[begin..end];
+        targets.extend(block.split("](").skip(1).map(|rest| rest[..rest.find(')').unwrap()].to_string()));
+        images += block.matches("![").count();
+    }
+    (targets, images)
 }
 
 /// At least four charts inline, and every linked or shown file exists.
@@ -268,7 +283,7 @@ fn assert_references_exist(readme: &str, dir: &Path) {
     assert!(images >= 4, "{images} charts inline:\n{readme}");
     assert!(targets.len() >= 36 + images, "{} references:\n{readme}", targets.len());
     for target in targets {
-        assert!(dir.join(target).is_file(), "{target}: referenced, but no such file under {}", dir.display());
+        assert!(dir.join(&target).is_file(), "{target}: referenced, but no such file under {}", dir.display());
     }
 }
 
@@ -276,9 +291,16 @@ fn assert_references_exist(readme: &str, dir: &Path) {
 fn the_readme_shows_charts_that_exist() {
     let root = common::workspace();
     let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("<!-- metaroce sim readme scale: begin -->"), "the scale set's block is gone");
     assert_references_exist(&readme, &root);
     let (targets, _) = block_references(&readme);
     assert!(targets.iter().all(|t| t.starts_with("docs/sim/")), "{targets:?}");
+    // The scale set's cases (a report, not run in CI: minutes in a release build).
+    for case in
+        ["incast 64:1**, 100", "incast 64:1**, 400", "all-to-all, 64 hosts**, 100", "all-to-all, 64 hosts**, 400"]
+    {
+        assert!(readme.contains(case), "`{case}` missing from README.md: run `metaroce sim readme --set scale`");
+    }
 }
 
 #[test]

@@ -18,7 +18,10 @@ use metaroce_cosim::shards::{corpus_hash, tree_identity};
 use metaroce_cosim::summary::{junit_xml, CosimSummary, RegressionId, Shard};
 use metaroce_cosim::wave::WaveFormat;
 
-use super::{block_choice, parse_u64, parse_width_choice, random_seed, BlockChoice, CnArgs, ParserArgs, WidthChoice};
+use super::{
+    block_choice, default_jobs, parse_u64, parse_width_choice, random_seed, BlockChoice, CnArgs, ParserArgs,
+    WidthChoice,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -96,10 +99,6 @@ fn regression_id(args: &Args, plan: &Plan, seed: u64, all_captures: &[PathBuf]) 
         corpus: corpus_hash(all_captures, &options).map_err(anyhow::Error::msg)?,
         captures: all_captures.len(),
     })
-}
-
-fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {

@@ -170,6 +170,11 @@ pub fn parse_u64(s: &str) -> Result<u64, String> {
     parsed.map_err(|_| format!("`{s}` is not a 64-bit number (decimal or 0x hex)"))
 }
 
+/// Runs at once by default: one per core.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub fn random_seed() -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     (nanos as u64) ^ (std::process::id() as u64).rotate_left(32)

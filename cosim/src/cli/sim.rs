@@ -8,13 +8,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::ValueEnum;
-use metaroce_cosim::sim::readme::write_readme_figures;
+use metaroce_cosim::sim::readme::{write_readme_figures, ReadmeSet};
 use metaroce_cosim::sim::report::run_modes;
 use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimCc, SimConfig};
 use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::cc_presets::CcPreset;
 
-use super::parse_u64;
+use super::{default_jobs, parse_u64};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimScenario {
@@ -25,10 +25,12 @@ pub enum SimScenario {
     /// An incast of `--hosts` senders (default 16) to host 0, and a flow from
     /// host 1 to a host of its own: the victim when host 1 is paused.
     Victim,
-    /// The README's set (16:1 incast at 100 and 400 Gb/s, 8-host
-    /// all-to-all), each mode and mixed under each preset, and lossy
-    /// against PFC with each reaction (victim scenario and a shallow buffer
-    /// too): charts and tables into --out (docs/sim) and README.md.
+    /// The README's sets (`--set`): core (16:1 incast and 8-host
+    /// all-to-all at 100 and 400 Gb/s, each mode and mixed under each
+    /// preset; lossy against PFC with each reaction, victim scenario and a
+    /// shallow buffer too) and scale (64:1 incast and 64-host all-to-all,
+    /// minutes in a release build): charts and tables into --out
+    /// (docs/sim) and README.md.
     Readme,
 }
 
@@ -135,6 +137,22 @@ pub struct Args {
     /// readme: the README to fill.
     #[arg(long, default_value = "README.md")]
     readme: PathBuf,
+    /// readme: the sets to regenerate, each its own block of the README.
+    #[arg(long = "set", value_enum, value_delimiter = ',', default_value = "core,scale")]
+    sets: Vec<SetChoice>,
+    /// readme: runs at once.
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+}
+
+/// A measurement set of `sim readme`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SetChoice {
+    /// 16:1 incast, 8-host all-to-all, lossy against lossless (CI
+    /// regenerates it).
+    Core,
+    /// 64:1 incast and 64-host all-to-all at 100 and 400 Gb/s.
+    Scale,
 }
 
 fn parse_rtl_placement(s: &str) -> Result<RtlPlacement, String> {
@@ -147,7 +165,16 @@ fn parse_rtl_placement(s: &str) -> Result<RtlPlacement, String> {
 pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     if args.scenario == SimScenario::Readme {
         let dir = args.out.unwrap_or_else(|| PathBuf::from("docs/sim"));
-        write_readme_figures(&dir, &args.readme, out)?;
+        let mut sets: Vec<ReadmeSet> = args
+            .sets
+            .iter()
+            .map(|s| match s {
+                SetChoice::Core => ReadmeSet::Core,
+                SetChoice::Scale => ReadmeSet::Scale,
+            })
+            .collect();
+        sets.dedup();
+        write_readme_figures(&sets, &dir, &args.readme, args.jobs.max(1), out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let scenario = match args.scenario {

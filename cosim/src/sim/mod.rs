@@ -17,9 +17,12 @@
 //! The files: [`scenario`] (what runs: scenario, links, NICs), [`setup`]
 //! (a run from it), [`world`] (the event loop), [`outputs`] (what a run
 //! gives back), and the parts of the network: [`nic`], [`packet`], [`switch`] and its [`pfc`]; [`report`],
-//! [`pauses`] and [`plot`] turn runs into tables and charts, and [`readme`]
-//! makes the README's figures.
+//! [`pauses`], [`charts`] and [`plot`] turn runs into tables and charts, and [`readme`]
+//! makes the README's figures (its runs on threads in [`readme_runs`],
+//! issue 17's bar in [`goals`]).
 
+pub mod charts;
+pub mod goals;
 pub mod nic;
 pub mod outputs;
 pub mod packet;
@@ -27,6 +30,7 @@ pub mod pauses;
 pub mod pfc;
 pub mod plot;
 pub mod readme;
+pub mod readme_runs;
 pub mod report;
 pub mod scenario;
 pub mod setup;
@@ -253,6 +257,59 @@ mod tests {
         // Wire time of the marked packet and one link delay, within 3 µs.
         assert!(dequeue < 3_000_000, "dequeue: first CNP {dequeue} ps after the first mark");
         assert!(enqueue >= kmin_drain_ps, "enqueue: first CNP {enqueue} ps after the first mark");
+    }
+
+    /// A chart of many flows draws, at every row of `rates.csv`, the
+    /// lowest, median and highest rate of that row.
+    #[test]
+    fn rate_bands_hold_the_lowest_median_and_highest_rate_of_every_row() {
+        let run = run(&congested(), CcMode::Dcqcn).unwrap();
+        let bands = charts::rate_bands(&run);
+        let level = |band: usize, x: f64| bands[band].points.iter().take_while(|p| p.0 <= x).last().unwrap().1;
+        let mut rows = 0;
+        run.for_each_rate_row(|tick, rates| {
+            let mut sorted = rates.to_vec();
+            sorted.sort_unstable();
+            let x = tick as f64 / 1000.0;
+            for (band, kbps) in [sorted[0], sorted[sorted.len() / 2], sorted[sorted.len() - 1]].into_iter().enumerate()
+            {
+                assert_eq!(level(band, x), f64::from(kbps) / 1e6, "band {band} at {tick} ns");
+            }
+            rows += 1;
+        });
+        assert!(rows > 20 && bands[0].points.len() > 4, "{rows} rows");
+    }
+
+    /// Issue 17's bar: a row per goal and figure, a missed figure in bold.
+    #[test]
+    fn the_goals_table_marks_what_misses_the_bar() {
+        let base = report::summarize(&run(&congested(), CcMode::Dcqcn).unwrap());
+        let met = report::Summary {
+            drops: 0,
+            peak_buffer_bytes: 1000,
+            completion_us: Some(base.ideal_completion_us),
+            jain_fairness: 1.0,
+            ..base.clone()
+        };
+        let missed = report::Summary {
+            drops: 7,
+            peak_buffer_bytes: 50_000_000,
+            completion_us: None,
+            jain_fairness: 0.5,
+            ..base
+        };
+        let runs: Vec<Vec<&report::Summary>> = goals::GOALS.iter().map(|_| vec![&met, &missed]).collect();
+        let table = goals::goals_table("goal", &["met", "missed"], &runs);
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(rows.len(), 4 * goals::GOALS.len(), "{table}");
+        for row in rows {
+            let cells: Vec<&str> = row.split(" | ").collect();
+            assert!(!cells[2].contains("missed") && cells[3].contains("(missed)"), "{row}");
+        }
+        assert!(
+            table.contains("| incast 64:1 at 400G: peak shared buffer | ≤ 20000 kB | 1 kB | **50000 kB** (missed) |")
+        );
+        assert!(table.contains("| all-to-all, 8 hosts at 100G: peak shared buffer | ≤ 1600 kB |"), "Kmax at 100G");
     }
 
     #[test]

@@ -11,6 +11,10 @@ const TOP: f64 = 36.0;
 const BOTTOM: f64 = 48.0;
 /// Points kept per series: plenty for 720 px of plot.
 const MAX_POINTS: usize = 1500;
+/// Points kept per chart, shared by its series (down to [`MIN_POINTS`]
+/// each), so that a chart of 64 busy lines stays a file a browser opens.
+const CHART_POINTS: usize = 24_000;
+const MIN_POINTS: usize = 200;
 /// Beyond this many series the legend names only the count.
 const LEGEND_MAX: usize = 16;
 const PALETTE: [&str; 10] =
@@ -143,7 +147,8 @@ impl Chart {
         }
         for (i, series) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let step = series.points.len().div_ceil(MAX_POINTS).max(1);
+            let budget = (CHART_POINTS / self.series.len()).clamp(MIN_POINTS, MAX_POINTS);
+            let step = series.points.len().div_ceil(budget).max(1);
             let mut path = String::new();
             for (k, &(x, y)) in series.points.iter().enumerate() {
                 if k % step == 0 || k + 1 == series.points.len() {

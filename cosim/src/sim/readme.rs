@@ -1,38 +1,50 @@
-//! The README's measurement set (`SPEC.md` §9.5): the cases, each mode
+//! The README's measurement sets (`SPEC.md` §9.5): the cases, each mode
 //! (and the NICs half in each) under each preset, lossy against lossless
-//! (PFC) with each reaction, their charts and the generated README block.
+//! (PFC) with each reaction, their charts and the generated README blocks.
+//! Each set is planned as tables of runs; the runs go to a pool of threads
+//! ([`super::readme_runs`]) and the tables are written from their results.
 
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use metaroce_golden::cc_presets::CcPreset;
 
-use super::report::{comparison_table, queue_chart, rates_chart, summarize, Summary};
+use super::goals::{goals_table, GOALS};
+use super::readme_runs::{run_columns, Charted, Column};
+use super::report::{comparison_table, Summary};
 use super::scenario::{Scenario, SimCc, SimConfig};
 
 /// A case of the README's figures: `scenario` at `gbps`, its file stem.
 /// Hosts of a collective never start together to the ns: its starts are
 /// jittered over 20 µs.
-fn case(name: &str, scenario: Scenario, gbps: u32) -> (String, SimConfig) {
+fn case(scenario: Scenario, gbps: u32) -> (String, SimConfig) {
     let mut config = SimConfig::new(scenario, gbps);
     config.record_captures = false;
     if matches!(scenario, Scenario::AllToAll { .. }) {
         config.jitter_ns = 20_000;
     }
+    let name = match scenario {
+        Scenario::Incast { senders } => format!("incast{senders}"),
+        Scenario::AllToAll { hosts } => format!("alltoall{hosts}"),
+        Scenario::Victim { senders } => format!("victim{senders}"),
+    };
     (format!("{name}-{gbps}g"), config)
 }
 
-const INCAST: (&str, Scenario) = ("incast16", Scenario::Incast { senders: 16 });
-const ALL_TO_ALL: (&str, Scenario) = ("alltoall8", Scenario::AllToAll { hosts: 8 });
-const VICTIM: (&str, Scenario) = ("victim16", Scenario::Victim { senders: 16 });
+const INCAST: Scenario = Scenario::Incast { senders: 16 };
+const ALL_TO_ALL: Scenario = Scenario::AllToAll { hosts: 8 };
+const VICTIM: Scenario = Scenario::Victim { senders: 16 };
 
-/// The README's measurement set (`SPEC.md` §9.5): (file stem, configuration).
-pub fn readme_cases() -> Vec<(String, SimConfig)> {
-    vec![case(INCAST.0, INCAST.1, 100), case(INCAST.0, INCAST.1, 400), case(ALL_TO_ALL.0, ALL_TO_ALL.1, 100)]
+/// The cases of the preset tables of `set`: each at 100 and 400 Gb/s.
+pub fn readme_cases(set: ReadmeSet) -> Vec<(String, SimConfig)> {
+    let scenarios = match set {
+        ReadmeSet::Core => [INCAST, ALL_TO_ALL],
+        ReadmeSet::Scale => [Scenario::Incast { senders: 64 }, Scenario::AllToAll { hosts: 64 }],
+    };
+    scenarios.iter().flat_map(|&scenario| [100, 400].map(|gbps| case(scenario, gbps))).collect()
 }
 
 /// A shallow buffer: 5 MB per Tb/s of the switch's ports, the ratio of a
@@ -40,22 +52,25 @@ pub fn readme_cases() -> Vec<(String, SimConfig)> {
 /// 12.8 Tb/s), where the default 32 MiB is HPCC ns-3's.
 pub const SHALLOW_BYTES_PER_GBPS: u64 = 5_000;
 
-/// The lossless comparison's cases (`SPEC.md` §9.5): each scenario of
-/// [`readme_cases`] and the victim scenario, at 100 and 400 Gb/s; and the
-/// incast and the victim scenario at 100 Gb/s in a shallow buffer (at
-/// 400 Gb/s the ratio gives about the default).
+/// The lossless comparison's cases (`SPEC.md` §9.5): the core scenarios
+/// and the victim scenario, at 100 and 400 Gb/s; and the incast and the
+/// victim scenario at 100 Gb/s in a shallow buffer (at 400 Gb/s the ratio
+/// gives about the default).
 pub fn lossless_cases() -> Vec<(String, SimConfig)> {
     let mut cases = Vec::new();
-    for (name, scenario) in [INCAST, ALL_TO_ALL, VICTIM] {
-        cases.extend([100, 400].map(|gbps| case(name, scenario, gbps)));
+    for scenario in [INCAST, ALL_TO_ALL, VICTIM] {
+        cases.extend([100, 400].map(|gbps| case(scenario, gbps)));
     }
-    for (name, scenario) in [INCAST, VICTIM] {
-        let (stem, mut config) = case(name, scenario, 100);
+    for scenario in [INCAST, VICTIM] {
+        let (stem, mut config) = case(scenario, 100);
         config.buffer_bytes = SHALLOW_BYTES_PER_GBPS * 100 * scenario.hosts() as u64;
         cases.push((format!("{stem}-shallow"), config));
     }
     cases
 }
+
+/// The modes of each preset table: each mode, then the NICs half in each.
+pub const MODES: [SimCc; 3] = [SimCc::DCQCN, SimCc::METAROCE, SimCc::Mixed];
 
 /// The lossless comparison's columns: lossy with DCQCN, then PFC alone and
 /// with each congestion control (the last the configuration MetaRoCE
@@ -65,121 +80,263 @@ pub const LOSSLESS_COLUMNS: [(SimCc, bool); 4] =
     [(SimCc::DCQCN, false), (SimCc::None, true), (SimCc::DCQCN, true), (SimCc::METAROCE, true)];
 pub const LOSSLESS_PRESET: CcPreset = CcPreset::Ns3;
 
-/// Where the README's generated block starts and ends.
-pub const README_BEGIN: &str = "<!-- metaroce sim readme: begin -->";
-pub const README_END: &str = "<!-- metaroce sim readme: end -->";
-
 /// The case whose charts the README shows inline, one column per mode; the
 /// others' are linked.
 pub const README_INLINE_CASE: &str = "incast16-100g";
 
-/// Runs the README's measurement set in each mode, and with the NICs half
-/// in each (`mixed`), under each preset
-/// (`SPEC.md` §6.8: the DCQCN paper's, HPCC ns-3's and mlx5's defaults,
-/// their CNP intervals included): charts and `summary.md` into `dir`, and
-/// the table with links to the charts into `readme` between
-/// [`README_BEGIN`] and [`README_END`], with the charts of
-/// [`README_INLINE_CASE`] shown inline.
-pub fn write_readme_figures(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<()> {
-    const MODES: [SimCc; 3] = [SimCc::DCQCN, SimCc::METAROCE, SimCc::Mixed];
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut block = String::new();
-    let mut readme_block = String::new();
-    for (stem, mut config) in readme_cases() {
-        let mut summaries = Vec::new();
-        let mut charts = Vec::new();
-        // (what the row shows, one image per mode)
-        let mut inline: Vec<(String, Vec<String>)> = Vec::new();
-        for preset in CcPreset::ALL {
-            config.apply_preset(preset).map_err(|e| anyhow!("{stem}: {e}"))?;
-            for mode in MODES {
-                let variant = format!("{}-{preset}", mode.name());
-                let (summary, charted) = run_and_chart(&config, mode, &format!("{stem}-{variant}"), dir, readme, log)?;
-                let mut links = Vec::new();
-                for (kind, link) in charted {
-                    let row = format!("{kind}, {preset} preset");
-                    let image = format!("![{}: {row}]({link})", mode.name());
-                    match inline.iter_mut().find(|(r, _)| *r == row) {
-                        Some((_, images)) => images.push(image),
-                        None => inline.push((row, vec![image])),
-                    }
-                    links.push(format!("[{kind}]({link})"));
-                }
-                charts.push(format!("{} {preset}: {}", mode.name(), links.join(" ")));
-                summaries.push(summary);
-            }
+/// The README's blocks, each regenerated by `sim readme --set NAME`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadmeSet {
+    /// 16:1 incast, 8-host all-to-all, the lossless comparison: seconds in
+    /// a release build, and CI regenerates it.
+    Core,
+    /// 64:1 incast and 64-host all-to-all (issue 17): minutes in a release
+    /// build (a 64-host all-to-all is 25 M events), so a report only.
+    Scale,
+}
+
+impl ReadmeSet {
+    pub const ALL: [ReadmeSet; 2] = [ReadmeSet::Core, ReadmeSet::Scale];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadmeSet::Core => "core",
+            ReadmeSet::Scale => "scale",
         }
-        let mut case = String::new();
-        let _ = writeln!(
-            case,
-            "\n**{}**, {} Gb/s links, ECN marked on {}. Charts: {}.\n",
-            config.scenario.name(),
-            config.link_gbps,
-            config.mark.name(),
-            charts.join("; ")
-        );
-        block.push_str(&case);
-        readme_block.push_str(&case);
-        if stem == README_INLINE_CASE {
-            let _ = write!(readme_block, "| {} at {}G |", config.scenario.name(), config.link_gbps);
-            for mode in MODES {
-                let _ = write!(readme_block, " {} |", mode.name());
-            }
-            let _ = writeln!(readme_block, "\n|---|{}", "---|".repeat(MODES.len()));
-            for (row, images) in &inline {
-                let _ = writeln!(readme_block, "| {row} | {} |", images.join(" | "));
-            }
-            readme_block.push('\n');
-        }
-        let table = comparison_table(&summaries);
-        block.push_str(&table);
-        readme_block.push_str(&table);
     }
-    let lossless = lossless_block(dir, readme, log)?;
-    block.push_str(&lossless);
-    readme_block.push_str(&lossless);
-    // summary.md sits beside the charts, where README-relative images would not load.
-    fs::write(dir.join("summary.md"), &block).with_context(|| format!("cannot write {}", dir.display()))?;
-    let block = readme_block;
-    let text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
-    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
-        bail!("{} has no `{README_BEGIN}` ... `{README_END}` block to fill", readme.display());
-    };
-    let updated = format!("{}{README_BEGIN}\n{block}\n{}", &text[..begin], &text[end..]);
-    fs::write(readme, updated).with_context(|| format!("cannot write {}", readme.display()))?;
-    writeln!(log, "\n{block}")?;
+
+    /// Where its block starts and ends in the README.
+    pub fn markers(self) -> (&'static str, &'static str) {
+        match self {
+            ReadmeSet::Core => ("<!-- metaroce sim readme: begin -->", "<!-- metaroce sim readme: end -->"),
+            ReadmeSet::Scale => {
+                ("<!-- metaroce sim readme scale: begin -->", "<!-- metaroce sim readme scale: end -->")
+            }
+        }
+    }
+
+    /// Its tables (without the charts inline) beside the charts, where
+    /// README-relative images would not load.
+    pub fn summary_file(self) -> &'static str {
+        match self {
+            ReadmeSet::Core => "summary.md",
+            ReadmeSet::Scale => "summary-scale.md",
+        }
+    }
+
+    fn tables(self) -> Result<Vec<Table>> {
+        let mut tables = Vec::new();
+        if self == ReadmeSet::Scale {
+            tables.push(goal_runs()?);
+        }
+        for (stem, config) in readme_cases(self) {
+            tables.push(preset_table(&stem, config)?);
+        }
+        if self == ReadmeSet::Core {
+            for (i, (stem, config)) in lossless_cases().into_iter().enumerate() {
+                tables.push(lossless_table(&stem, config, i == 0)?);
+            }
+        }
+        Ok(tables)
+    }
+}
+
+/// One table of a block: its runs, and how they are laid out.
+struct Table {
+    /// Text before the table (a section's title).
+    intro: Option<String>,
+    layout: Layout,
+    columns: Vec<Column>,
+}
+
+enum Layout {
+    /// One case's runs side by side, under a heading that names the case
+    /// (the columns differ in mode and preset only: the first's scenario,
+    /// links, and its buffer or else its marking point) and links every
+    /// chart; `inline`: the charts shown too, a row per chart and preset,
+    /// a column per mode.
+    Compare { names_buffer: bool, inline: bool },
+    /// Issue 17's bar ([`GOALS`]): the columns are each goal's runs in
+    /// [`GOAL_MODES`], goal by goal.
+    Goals,
+}
+
+/// The modes and preset the goals are held against: each mode under HPCC
+/// ns-3's preset (the one under which the README's incasts recover).
+const GOAL_MODES: [SimCc; 2] = [SimCc::DCQCN, SimCc::METAROCE];
+const GOAL_PRESET: CcPreset = CcPreset::Ns3;
+
+fn goal_runs() -> Result<Table> {
+    let mut columns = Vec::new();
+    for goal in &GOALS {
+        let (stem, mut config) = case(goal.scenario, goal.gbps);
+        config.apply_preset(GOAL_PRESET).map_err(|e| anyhow!("{stem}: {e}"))?;
+        for cc in GOAL_MODES {
+            let name = format!("{stem}-{}-{GOAL_PRESET}", cc.name());
+            columns.push(Column { name, label: String::new(), config: config.clone(), cc });
+        }
+    }
+    let intro = format!(
+        "\n### Issue 17's bar, {GOAL_PRESET} preset\n\nMetaRoCE v2's goals (issue 17) against each mode \
+         today, 32 MiB shared buffer; a missed figure is in bold. MetaRoCE here is v1 (CNPs carry the CE \
+         extent); the goals are v2's.\n\n"
+    );
+    Ok(Table { intro: Some(intro), layout: Layout::Goals, columns })
+}
+
+/// `config` under each preset in each of [`MODES`].
+fn preset_table(stem: &str, mut config: SimConfig) -> Result<Table> {
+    let mut columns = Vec::new();
+    for preset in CcPreset::ALL {
+        config.apply_preset(preset).map_err(|e| anyhow!("{stem}: {e}"))?;
+        for cc in MODES {
+            let name = format!("{stem}-{}-{preset}", cc.name());
+            columns.push(Column { name, label: format!("{} {preset}", cc.name()), config: config.clone(), cc });
+        }
+    }
+    let inline = stem == README_INLINE_CASE;
+    Ok(Table { intro: None, layout: Layout::Compare { names_buffer: false, inline }, columns })
+}
+
+/// `config` under [`LOSSLESS_PRESET`] in each of [`LOSSLESS_COLUMNS`];
+/// `first` opens the section.
+fn lossless_table(stem: &str, mut config: SimConfig, first: bool) -> Result<Table> {
+    config.apply_preset(LOSSLESS_PRESET).map_err(|e| anyhow!("{stem}: {e}"))?;
+    let columns = LOSSLESS_COLUMNS
+        .iter()
+        .map(|&(cc, pfc)| {
+            let variant = format!("{}{}-{LOSSLESS_PRESET}", if pfc { "pfc-" } else { "" }, cc.name());
+            let config = SimConfig { pfc, ..config.clone() };
+            Column { name: format!("{stem}-{variant}"), label: variant, config, cc }
+        })
+        .collect();
+    let intro = first.then(|| {
+        format!(
+            "\n### Lossy and lossless (`--pfc`), {LOSSLESS_PRESET} preset\n\nPFC pauses the senders' data \
+             priority (3) at each ingress port's XOFF threshold; CNPs travel on priority 6, never paused.\n"
+        )
+    });
+    Ok(Table { intro, layout: Layout::Compare { names_buffer: true, inline: false }, columns })
+}
+
+/// Runs the measurement sets `sets` (`SPEC.md` §9.5): charts and each
+/// set's summary file into `dir`, and each set's tables with links to the
+/// charts into its block of `readme` (the charts of
+/// [`README_INLINE_CASE`] shown inline). Every run of every set once, on
+/// `threads` threads.
+pub fn write_readme_figures(
+    sets: &[ReadmeSet],
+    dir: &Path,
+    readme: &Path,
+    threads: usize,
+    log: &mut dyn Write,
+) -> Result<()> {
+    let mut text = fs::read_to_string(readme).with_context(|| format!("cannot read {}", readme.display()))?;
+    for &set in sets {
+        let (begin, end) = set.markers();
+        if !(text.contains(begin) && text.contains(end)) {
+            bail!("{} has no `{begin}` ... `{end}` block to fill", readme.display());
+        }
+    }
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let planned: Vec<(ReadmeSet, Vec<Table>)> =
+        sets.iter().map(|&set| Ok((set, set.tables()?))).collect::<Result<_>>()?;
+    let columns = planned.iter().flat_map(|(_, tables)| tables.iter().flat_map(|t| &t.columns));
+    let results = run_columns(columns, dir, readme, threads, log)?;
+    for (set, tables) in &planned {
+        let (mut block, mut summary) = (String::new(), String::new());
+        for table in tables {
+            let charted: Vec<&Charted> = table.columns.iter().map(|col| &results[&col.name]).collect();
+            let (with_charts, without) = render(table, &charted);
+            block.push_str(&with_charts);
+            summary.push_str(&without);
+        }
+        let path = dir.join(set.summary_file());
+        fs::write(&path, &summary).with_context(|| format!("cannot write {}", path.display()))?;
+        let (begin, end) = set.markers();
+        let (start, stop) = (text.find(begin).expect("checked"), text.find(end).expect("checked"));
+        text = format!("{}{begin}\n{block}\n{}", &text[..start], &text[stop..]);
+        writeln!(log, "\n{block}")?;
+    }
+    fs::write(readme, text).with_context(|| format!("cannot write {}", readme.display()))?;
     Ok(())
 }
 
-/// The lossless comparison: per case, [`LOSSLESS_COLUMNS`] side by side.
-fn lossless_block(dir: &Path, readme: &Path, log: &mut dyn Write) -> Result<String> {
-    let mut block = format!(
-        "\n### Lossy and lossless (`--pfc`), {LOSSLESS_PRESET} preset\n\nPFC pauses the senders' data \
-         priority (3) at each ingress port's XOFF threshold; CNPs travel on priority 6, never paused.\n"
-    );
-    for (stem, mut config) in lossless_cases() {
-        config.apply_preset(LOSSLESS_PRESET).map_err(|e| anyhow!("{stem}: {e}"))?;
-        let mut summaries = Vec::new();
-        let mut charts = Vec::new();
-        for (cc, pfc) in LOSSLESS_COLUMNS {
-            let variant = format!("{}{}-{LOSSLESS_PRESET}", if pfc { "pfc-" } else { "" }, cc.name());
-            let config = SimConfig { pfc, ..config.clone() };
-            let (summary, charted) = run_and_chart(&config, cc, &format!("{stem}-{variant}"), dir, readme, log)?;
-            let links: Vec<String> = charted.iter().map(|(kind, link)| format!("[{kind}]({link})")).collect();
-            charts.push(format!("{variant}: {}", links.join(" ")));
-            summaries.push(summary);
+/// A table's text: for the README (its charts inline where the table says
+/// so), and for the summary file (never inline).
+fn render(table: &Table, charted: &[&Charted]) -> (String, String) {
+    let mut text = table.intro.clone().unwrap_or_default();
+    let (names_buffer, inline) = match table.layout {
+        Layout::Compare { names_buffer, inline } => (names_buffer, inline),
+        Layout::Goals => {
+            let modes: Vec<&str> = GOAL_MODES.iter().map(|cc| cc.name()).collect();
+            let runs: Vec<Vec<&Summary>> =
+                charted.chunks(GOAL_MODES.len()).map(|runs| runs.iter().map(|r| &r.summary).collect()).collect();
+            let title = format!("goal, {GOAL_PRESET} preset");
+            text.push_str(&goals_table(&title, &modes, &runs));
+            return (text.clone(), text);
         }
-        let _ = writeln!(
-            block,
-            "\n**{}**, {} Gb/s links, {} shared buffer. Charts: {}.\n",
-            config.scenario.name(),
-            config.link_gbps,
-            buffer_size(config.buffer_bytes),
-            charts.join("; ")
-        );
-        block.push_str(&comparison_table(&summaries));
+    };
+    let config = &table.columns[0].config;
+    let charts: Vec<String> = table
+        .columns
+        .iter()
+        .zip(charted)
+        .map(|(col, run)| {
+            let links: Vec<String> = run.links.iter().map(|(kind, link)| format!("[{kind}]({link})")).collect();
+            format!("{}: {}", col.label, links.join(" "))
+        })
+        .collect();
+    let condition = match names_buffer {
+        true => format!("{} shared buffer", buffer_size(config.buffer_bytes)),
+        false => format!("ECN marked on {}", config.mark.name()),
+    };
+    let _ = writeln!(
+        text,
+        "\n**{}**, {} Gb/s links, {condition}. Charts: {}.\n",
+        config.scenario.name(),
+        config.link_gbps,
+        charts.join("; ")
+    );
+    let summaries: Vec<_> = charted.iter().map(|r| r.summary.clone()).collect();
+    let table_text = comparison_table(&summaries);
+    let without = format!("{text}{table_text}");
+    if inline {
+        text.push_str(&inline_charts(config, &table.columns, charted));
     }
-    Ok(block)
+    (format!("{text}{table_text}"), without)
+}
+
+/// The charts as images: a row per chart kind and preset, a column per
+/// mode.
+fn inline_charts(c: &SimConfig, columns: &[Column], charted: &[&Charted]) -> String {
+    let mut modes: Vec<&str> = Vec::new();
+    // (what the row shows, one image per mode)
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    for (col, run) in columns.iter().zip(charted) {
+        let mode = col.cc.name();
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+        for (kind, link) in &run.links {
+            let row = format!("{kind}, {} preset", col.config.preset_name());
+            let image = format!("![{mode}: {row}]({link})");
+            match rows.iter_mut().find(|(r, _)| *r == row) {
+                Some((_, images)) => images.push(image),
+                None => rows.push((row, vec![image])),
+            }
+        }
+    }
+    let mut text = format!("| {} at {}G |", c.scenario.name(), c.link_gbps);
+    for mode in &modes {
+        let _ = write!(text, " {mode} |");
+    }
+    let _ = writeln!(text, "\n|---|{}", "---|".repeat(modes.len()));
+    for (row, images) in &rows {
+        let _ = writeln!(text, "| {row} | {} |", images.join(" | "));
+    }
+    text.push('\n');
+    text
 }
 
 /// A buffer's size in MiB when whole, else in MB.
@@ -189,33 +346,4 @@ fn buffer_size(bytes: u64) -> String {
     } else {
         format!("{:.1} MB", bytes as f64 / 1e6)
     }
-}
-
-/// One run of `config` under `cc`: its summary, and its rates and queue
-/// charts written as `dir/<name>-<kind>.svg`, with their links from `readme`.
-fn run_and_chart(
-    config: &SimConfig,
-    cc: SimCc,
-    name: &str,
-    dir: &Path,
-    readme: &Path,
-    log: &mut dyn Write,
-) -> Result<(Summary, Vec<(&'static str, String)>)> {
-    let started = Instant::now();
-    let run = super::setup::run_cc(config, cc).map_err(|e| anyhow!("{name}: {e}"))?;
-    let mut links = Vec::new();
-    for (kind, chart) in [("rates", rates_chart(&run)), ("queue", queue_chart(&run))] {
-        let path = dir.join(format!("{name}-{kind}.svg"));
-        fs::write(&path, chart.svg()).with_context(|| format!("cannot write {}", path.display()))?;
-        links.push((kind, relative_link(readme, &path)));
-    }
-    writeln!(log, "{name}: {:.1} s", started.elapsed().as_secs_f64())?;
-    log.flush()?;
-    Ok((summarize(&run), links))
-}
-
-/// `path` as a link from the directory of `from`.
-fn relative_link(from: &Path, path: &Path) -> String {
-    let base = from.parent().unwrap_or(Path::new(""));
-    path.strip_prefix(base).unwrap_or(path).display().to_string()
 }

@@ -11,11 +11,11 @@ use std::time::Instant;
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 
+use super::charts::{queue_chart, rates_chart};
 use super::nic::RTL_WIDTH;
 use super::outputs::SimRun;
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::pauses::{pauses_cell, priorities, victim, victim_cell, PrioritySummary, VictimSummary};
-use super::plot::{Chart, Series};
 use super::scenario::{RtlPlacement, SimCc, SimConfig};
 use crate::capture::write_capture;
 
@@ -132,7 +132,7 @@ fn fair_share_after_us(run: &SimRun) -> Option<f64> {
     let below_ns = run.samples[above..].iter().find(|s| s.port_depth[busiest] < kmin)?.time_ns;
     let mut latest_ns = below_ns;
     for (i, f) in run.flows.iter().enumerate() {
-        let fair_kbps = fair_share_gbps(run, i) * 1e6;
+        let fair_kbps = run.fair_share_gbps(i) * 1e6;
         let done_ns = f.done_ps.map(|ps| ps / 1000);
         if done_ns.is_some_and(|d| d <= below_ns) {
             continue;
@@ -206,26 +206,23 @@ pub fn jain(xs: &[f64]) -> f64 {
     sum * sum / (xs.len() as f64 * squares)
 }
 
-fn flow_name(run: &SimRun, i: usize) -> String {
-    let f = &run.flows[i];
-    format!("h{}->h{}", f.src, f.dst)
-}
-
 /// `rates.csv`: the sender's rate per flow in Gb/s, one row per sample
 /// and one at each tick where a rate changed (the rates from then on).
 pub fn rates_csv(run: &SimRun) -> String {
     let mut s = String::from("time_ns");
     for i in 0..run.flows.len() {
-        let _ = write!(s, ",{}_gbps", flow_name(run, i));
+        let _ = write!(s, ",{}_gbps", run.flow_name(i));
     }
     s.push('\n');
-    for (tick, rates) in run.rate_rows() {
+    run.for_each_rate_row(|tick, rates| {
         let _ = write!(s, "{tick}");
-        for &rate in &rates {
-            let _ = write!(s, ",{:.6}", f64::from(rate) / 1e6);
+        for &kbps in rates {
+            // Gb/s with kb/s precision from integers: exact float
+            // formatting was most of a 64-host run's time.
+            let _ = write!(s, ",{}.{:06}", kbps / 1_000_000, kbps % 1_000_000);
         }
         s.push('\n');
-    }
+    });
     s
 }
 
@@ -245,94 +242,6 @@ pub fn queue_csv(run: &SimRun) -> String {
         let _ = writeln!(s, ",{},{},{},{}", sample.marks, sample.drops, sample.cnps, sample.pfc_pauses);
     }
     s
-}
-
-fn title(run: &SimRun, what: &str) -> String {
-    let c = &run.config;
-    let pfc = if c.pfc { ", PFC" } else { "" };
-    let cc = match run.cc() {
-        SimCc::None => "no congestion control (no ECN marking)".to_string(),
-        cc => format!(
-            "{} ({} preset), CNPs ≥ {} µs apart, ECN on {}",
-            cc.name(),
-            c.preset_name(),
-            c.cc.np_min_time_between_cnps,
-            c.mark.name()
-        ),
-    };
-    format!("{what}: {} at {} Gb/s, {cc}{pfc}", c.scenario.name(), c.link_gbps)
-}
-
-/// Flow `flow`'s fair share under max-min fairness on a star.
-fn fair_share_gbps(run: &SimRun, flow: usize) -> f64 {
-    f64::from(run.config.link_gbps) * run.config.scenario.fair_share(flow)
-}
-
-/// A guide per distinct fair share: the flows', and the victim flow's.
-fn fair_share_guides(run: &SimRun) -> Vec<(String, f64)> {
-    let mut guides = vec![("fair share".to_string(), fair_share_gbps(run, 0))];
-    if let Some(victim) = run.config.scenario.victim_flow() {
-        guides.push(("victim's fair share".to_string(), fair_share_gbps(run, victim)));
-    }
-    guides
-}
-
-/// Each flow's rate as steps: level until the tick of a change, then the
-/// new level from that tick on.
-pub fn rates_chart(run: &SimRun) -> Chart {
-    let end_ns = run.samples.last().map_or(0, |s| s.time_ns);
-    let point = |ns: u64, kbps: u32| (ns as f64 / 1000.0, f64::from(kbps) / 1e6);
-    let series = run
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let mut level = f.start_rate_kbps;
-            let mut points = vec![point(0, level)];
-            for &(tick, rate) in &f.rate_steps {
-                points.push(point(tick, level));
-                points.push(point(tick, rate));
-                level = rate;
-            }
-            points.push(point(end_ns, level));
-            Series { name: flow_name(run, i), points }
-        })
-        .collect();
-    Chart {
-        title: title(run, "Rate per QP"),
-        x_label: "time (µs)".into(),
-        y_label: "rate (Gb/s)".into(),
-        series,
-        guides: fair_share_guides(run),
-    }
-}
-
-pub fn queue_chart(run: &SimRun) -> Chart {
-    let kb = |b: u64| b as f64 / 1000.0;
-    let mut series = vec![Series {
-        name: "shared buffer".into(),
-        points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, kb(s.buffer_used))).collect(),
-    }];
-    // The egress queues that carried a tenth of the deepest one, at most 8.
-    let deepest = run.peak_port.iter().copied().max().unwrap_or(0);
-    let mut ports: Vec<usize> = (0..run.peak_port.len()).filter(|&p| run.peak_port[p] * 10 > deepest).collect();
-    ports.sort_by_key(|&p| std::cmp::Reverse(run.peak_port[p]));
-    ports.truncate(8);
-    ports.sort_unstable();
-    for p in ports {
-        series.push(Series {
-            name: format!("port {p} (to h{p})"),
-            points: run.samples.iter().map(|s| (s.time_ns as f64 / 1000.0, kb(s.port_depth[p]))).collect(),
-        });
-    }
-    let red = run.config.red;
-    Chart {
-        title: title(run, "Switch queue"),
-        x_label: "time (µs)".into(),
-        y_label: "bytes queued (kB)".into(),
-        series,
-        guides: vec![("Kmin".into(), kb(red.kmin)), ("Kmax".into(), kb(red.kmax))],
-    }
 }
 
 /// Writes the run's files into `dir`: `summary.json`, `rates.csv`,
