@@ -1,7 +1,7 @@
 //! A closed-loop run's charts (`SPEC.md` §9.4-9.5): each flow's rate at
 //! its sender, or their spread over many flows, and the switch's queues.
 
-use super::outputs::SimRun;
+use super::outputs::{SimRun, MANY_FLOWS};
 use super::plot::{Chart, Series};
 use super::scenario::SimCc;
 
@@ -62,10 +62,6 @@ pub fn rates_chart(run: &SimRun) -> Chart {
         guides: fair_share_guides(run),
     }
 }
-
-/// Beyond this many flows a rates chart draws the spread over the QPs
-/// (each line would be one of thousands on top of each other).
-const MANY_FLOWS: usize = 64;
 
 /// The lowest, median and highest rate over the QPs, as steps.
 pub(crate) fn rate_bands(run: &SimRun) -> Vec<Series> {

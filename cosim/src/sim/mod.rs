@@ -280,6 +280,39 @@ mod tests {
         assert!(rows > 20 && bands[0].points.len() > 4, "{rows} rows");
     }
 
+    /// More than 64 flows: `rates.csv` is a row per rate change, each flow's
+    /// start rate at 0, in time order (a column per flow would not fit).
+    #[test]
+    fn rates_csv_of_many_flows_is_a_row_per_change() {
+        let mut config = SimConfig::new(Scenario::AllToAll { hosts: 9 }, 100);
+        config.message_bytes = 64 << 10;
+        config.mtu = 1024;
+        config.red.kmin = 2_000;
+        config.red.kmax = 8_000;
+        config.record_captures = false;
+        let run = run(&config, CcMode::Dcqcn).unwrap();
+        assert_eq!(run.flows.len(), 72);
+        let steps: usize = run.flows.iter().map(|f| f.rate_steps.len()).sum();
+        assert!(steps > 0, "no rate changed");
+        let csv = report::rates_csv(&run);
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("time_ns,flow,gbps"));
+        let rows: Vec<(u64, &str, &str)> = lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].parse().unwrap(), f[1], f[2])
+            })
+            .collect();
+        assert_eq!(rows.len(), 72 + steps);
+        assert!(rows.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+        assert_eq!(rows.iter().filter(|r| r.0 == 0 && r.2 == "100.000000").count(), 72, "start rates");
+        let f = &run.flows[0];
+        let (tick, kbps) = f.rate_steps.first().copied().unwrap_or((0, f.start_rate_kbps));
+        let name = run.flow_name(0);
+        let expected = format!("{}.{:06}", kbps / 1_000_000, kbps % 1_000_000);
+        assert!(rows.contains(&(tick, name.as_str(), expected.as_str())), "{name} at {tick}");
+    }
+
     /// Issue 17's bar: a row per goal and figure, a missed figure in bold.
     #[test]
     fn the_goals_table_marks_what_misses_the_bar() {

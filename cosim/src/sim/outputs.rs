@@ -78,6 +78,11 @@ pub struct Sample {
     pub pfc_pauses: u64,
 }
 
+/// Beyond this many flows a run's rates are shown as their spread over the
+/// QPs (`rates.svg`) and written a row per change (`rates.csv`): a line or
+/// a column per flow would be thousands.
+pub const MANY_FLOWS: usize = 64;
+
 /// Everything a run produced.
 #[derive(Debug)]
 pub struct SimRun {

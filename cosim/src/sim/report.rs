@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::charts::{queue_chart, rates_chart};
 use super::nic::RTL_WIDTH;
-use super::outputs::SimRun;
+use super::outputs::{SimRun, MANY_FLOWS};
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::pauses::{pauses_cell, priorities, victim, victim_cell, PrioritySummary, VictimSummary};
 use super::scenario::{RtlPlacement, SimCc, SimConfig};
@@ -209,6 +209,9 @@ pub fn jain(xs: &[f64]) -> f64 {
 /// `rates.csv`: the sender's rate per flow in Gb/s, one row per sample
 /// and one at each tick where a rate changed (the rates from then on).
 pub fn rates_csv(run: &SimRun) -> String {
+    if run.flows.len() > MANY_FLOWS {
+        return rate_steps_csv(run);
+    }
     let mut s = String::from("time_ns");
     for i in 0..run.flows.len() {
         let _ = write!(s, ",{}_gbps", run.flow_name(i));
@@ -217,12 +220,34 @@ pub fn rates_csv(run: &SimRun) -> String {
     run.for_each_rate_row(|tick, rates| {
         let _ = write!(s, "{tick}");
         for &kbps in rates {
-            // Gb/s with kb/s precision from integers: exact float
-            // formatting was most of a 64-host run's time.
-            let _ = write!(s, ",{}.{:06}", kbps / 1_000_000, kbps % 1_000_000);
+            let _ = write!(s, ",{}", gbps(kbps));
         }
         s.push('\n');
     });
+    s
+}
+
+/// Gb/s with kb/s precision from integers (exact float formatting was most
+/// of a 64-host run's time).
+fn gbps(kbps: u32) -> String {
+    format!("{}.{:06}", kbps / 1_000_000, kbps % 1_000_000)
+}
+
+/// `rates.csv` of more than [`MANY_FLOWS`] flows: a row per rate change
+/// (`time_ns,flow,gbps`, each flow's start rate at 0), in time order; a
+/// row per tick and a column per flow would be the ticks times thousands
+/// of flows.
+fn rate_steps_csv(run: &SimRun) -> String {
+    let mut steps: Vec<(u64, usize, u32)> = Vec::new();
+    for (i, f) in run.flows.iter().enumerate() {
+        steps.push((0, i, f.start_rate_kbps));
+        steps.extend(f.rate_steps.iter().map(|&(tick, kbps)| (tick, i, kbps)));
+    }
+    steps.sort_by_key(|&(tick, i, _)| (tick, i));
+    let mut s = String::from("time_ns,flow,gbps\n");
+    for (tick, i, kbps) in steps {
+        let _ = writeln!(s, "{tick},{},{}", run.flow_name(i), gbps(kbps));
+    }
     s
 }
 
