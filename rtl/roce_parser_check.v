@@ -39,6 +39,8 @@
  * | icrc_match         | 1     | S9: the ICRC checks                            |
  * | frame_class, error | 2, 5  | the verdict (metaroce_defs.vh codes)           |
  * | *_valid            | 1     | which record fields hold (SPEC.md §3.2)        |
+ * | cnp_valid, cnp_v2  | 1, 1  | a CNP tagged MetaRoCE (4D 01 or 4D 02); v2's   |
+ * |                    |       | (4D 02: its fair share holds, SPEC.md 6.9)     |
  * | mac_control_valid  | 1     | the MAC Control opcode holds                   |
  * | pause_valid        | 1     | a PAUSE frame's parameters hold                |
  * | pfc_valid          | 1     | a PFC frame's parameters hold                  |
@@ -82,6 +84,7 @@ module roce_parser_check #(
     output reg         icrc_valid,
     output wire [6:0]  ext_valid,
     output wire        cnp_valid,
+    output wire        cnp_v2,
     output wire        mac_control_valid,
     output wire        pause_valid,
     output wire        pfc_valid,
@@ -151,7 +154,7 @@ reg [16:0] s4_l4_len_reg;
 reg [15:0] s4_ipv4_total_len_reg;
 reg [5:0]  s4_ipv4_hdr_len_reg;
 reg        s4_bad_version_reg, s4_bad_ihl_reg, s4_fragment_reg, s4_ipv6_ext_reg, s4_not_udp_reg;
-reg        s4_not_roce_port_reg, s4_truncated_bth_reg, s4_bad_tver_reg, s4_cnp_tag_reg;
+reg        s4_not_roce_port_reg, s4_truncated_bth_reg, s4_bad_tver_reg, s4_cnp_tag_reg, s4_cnp_v2_reg;
 reg [15:0] s4_udp_len_reg;
 reg [1:0]  s4_pad_cnt_reg;
 reg        s4_op_valid_reg;
@@ -182,7 +185,9 @@ always @(posedge clk) begin
         s4_truncated_bth_reg <= s_udp_len < 16'd20;
         s4_bad_tver_reg <= s_tver != 4'd0;
         // A CNP whose reserved bytes 0-1 carry 'M', version 1 (SPEC.md §6.3).
-        s4_cnp_tag_reg <= s_opcode == OPCODE_CNP && s_cnp_tag == 16'h014D;
+        // 'M' and version 1 or 2 (byte 0 in 7:0).
+        s4_cnp_tag_reg <= s_opcode == OPCODE_CNP && (s_cnp_tag == 16'h014D || s_cnp_tag == 16'h024D);
+        s4_cnp_v2_reg <= s_opcode == OPCODE_CNP && s_cnp_tag == 16'h024D;
         s4_udp_len_reg <= s_udp_len;
         s4_pad_cnt_reg <= s_pad_cnt;
         s4_op_valid_reg <= op_valid;
@@ -200,7 +205,7 @@ reg        s5_is_macc_reg, s5_truncated_macc_reg, s5_macc_pause_reg, s5_macc_pfc
 reg        s5_truncated_ip_reg, s5_truncated_ihl_reg, s5_bad_ip_length_reg, s5_ip_exceeds_reg;
 reg        s5_truncated_udp_reg, s5_udp_mismatch_reg;
 reg        s5_bad_version_reg, s5_bad_ihl_reg, s5_fragment_reg, s5_ipv6_ext_reg, s5_not_udp_reg;
-reg        s5_not_roce_port_reg, s5_truncated_bth_reg, s5_bad_tver_reg, s5_cnp_tag_reg;
+reg        s5_not_roce_port_reg, s5_truncated_bth_reg, s5_bad_tver_reg, s5_cnp_tag_reg, s5_cnp_v2_reg;
 reg [15:0] s5_udp_len_reg;
 reg        s5_op_valid_reg;
 reg [6:0]  s5_op_ext_reg;
@@ -234,6 +239,7 @@ always @(posedge clk) begin
         s5_truncated_bth_reg <= s4_truncated_bth_reg;
         s5_bad_tver_reg <= s4_bad_tver_reg;
         s5_cnp_tag_reg <= s4_cnp_tag_reg;
+        s5_cnp_v2_reg <= s4_cnp_v2_reg;
         s5_udp_len_reg <= s4_udp_len_reg;
         s5_op_valid_reg <= s4_op_valid_reg;
         s5_op_ext_reg <= s4_op_ext_reg;
@@ -254,6 +260,7 @@ reg        s6_macc_valid_reg, s6_pause_valid_reg, s6_pfc_valid_reg;
 reg        s6_bad_ip_length_reg, s6_ip_exceeds_reg, s6_fragment_reg, s6_ipv6_ext_reg, s6_not_udp_reg;
 reg        s6_truncated_udp_reg, s6_not_roce_port_reg, s6_udp_mismatch_reg, s6_truncated_bth_reg;
 reg        s6_bad_tver_reg, s6_bad_opcode_reg, s6_truncated_ext_reg, s6_no_icrc_room_reg, s6_cnp_tag_reg;
+reg        s6_cnp_v2_reg;
 reg [6:0]  s6_op_ext_reg;
 reg [4:0]  s6_op_imm_offset_reg;
 reg [15:0] s6_payload_len_reg;
@@ -329,6 +336,7 @@ always @(posedge clk) begin
         s6_truncated_ext_reg <= s5_udp_len_reg < {10'd0, s5_hdrs_len_reg};
         s6_no_icrc_room_reg <= s5_udp_len_reg < {10'd0, s5_hdrs_trailer_len_reg};
         s6_cnp_tag_reg <= s5_cnp_tag_reg;
+        s6_cnp_v2_reg <= s5_cnp_v2_reg;
         s6_op_ext_reg <= s5_op_ext_reg;
         s6_op_imm_offset_reg <= s5_op_imm_offset_reg;
         s6_payload_len_reg <= s5_udp_len_reg - {10'd0, s5_hdrs_trailer_len_reg};
@@ -384,7 +392,7 @@ always @* begin
 end
 
 // S7 to S9: what the verdict needs, held until the late inputs arrive.
-localparam HOLD_WIDTH = 5 + 4 + 3 + 5 + 4 + 1 + 7 + 1 + 5 + 16;
+localparam HOLD_WIDTH = 5 + 4 + 3 + 5 + 4 + 1 + 7 + 2 + 5 + 16;
 
 wire [HOLD_WIDTH-1:0] s7_hold_next = {
     s6_error_a_reg, s6_stop_a_reg, s6_eth_valid_reg, s6_ip_valid_reg, s6_check_csum_reg,
@@ -392,7 +400,7 @@ wire [HOLD_WIDTH-1:0] s7_hold_next = {
     error_b, non_roce_b, udp_valid_b, bth_valid_b, ext_valid_b,
     // ICRC fields hold when the extensions do and the trailer fits.
     ext_valid_b && !s6_no_icrc_room_reg,
-    s6_op_ext_reg, s6_cnp_tag_reg, s6_op_imm_offset_reg, s6_payload_len_reg
+    s6_op_ext_reg, s6_cnp_tag_reg, s6_cnp_v2_reg, s6_op_imm_offset_reg, s6_payload_len_reg
 };
 
 reg [HOLD_WIDTH-1:0] s7_hold_reg, s8_hold_reg, s9_hold_reg;
@@ -410,14 +418,14 @@ wire       s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum;
 wire       s9_macc_valid, s9_pause_valid, s9_pfc_valid;
 wire       s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b, s9_icrc_valid_b;
 wire [6:0] s9_op_ext;
-wire       s9_cnp_tag;
+wire       s9_cnp_tag, s9_cnp_v2;
 
 assign {
     s9_error_a, s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum,
     s9_macc_valid, s9_pause_valid, s9_pfc_valid,
     s9_error_b, s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b,
     s9_icrc_valid_b,
-    s9_op_ext, s9_cnp_tag, imm_offset, payload_len
+    s9_op_ext, s9_cnp_tag, s9_cnp_v2, imm_offset, payload_len
 } = s9_hold_reg;
 
 // The verdict: A, else the IPv4 checksum, else B, else the ICRC.
@@ -453,6 +461,7 @@ end
 
 assign ext_valid = {7{ext_ok}} & s9_op_ext;
 assign cnp_valid = ext_ok && s9_cnp_tag;
+assign cnp_v2 = ext_ok && s9_cnp_v2;
 // A MAC Control frame stops at A, so nothing after it can clear these.
 assign mac_control_valid = s9_macc_valid;
 assign pause_valid = s9_pause_valid;

@@ -20,6 +20,7 @@ use crate::harness::{CosimOptions, Ending};
 use crate::rtl::{Handshake, Model};
 use crate::run::FuzzPlan;
 use crate::stimuli::{carried_opcodes, fix_ipv4_checksum, tagged_mac_control_frame, RoceFrame, L3};
+use metaroce_golden::opcode::CNP;
 use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, MacControlRepr, PfcFrame, VlanRepr, ROCE_V2_UDP_PORT};
 use std::io::Write;
 use std::time::Instant;
@@ -128,9 +129,21 @@ fn base_frame() -> impl Strategy<Value = RoceFrame> {
         3 => (0usize..=10).prop_map(|words| L3::V4 { options: vec![1; words * 4] }),
         1 => any::<u32>().prop_map(|flow_label| L3::V6 { flow_label }),
     ];
-    (opcode, any::<u32>(), payload, vlan_stack(), l3, 0u8..64, 0u8..4, dport, proto).prop_map(
-        |(op, seq, payload, vlans, l3, dscp, ecn, dport, proto)| {
+    // A CNP's reserved bytes: zero, MetaRoCE's tag (version 1 or 2) before
+    // random bytes, or random.
+    let tagged = |version: u8| {
+        any::<[u8; 16]>().prop_map(move |mut bytes| {
+            bytes[..2].copy_from_slice(&[0x4D, version]);
+            bytes
+        })
+    };
+    let cnp_reserved = prop_oneof![2 => Just([0u8; 16]), 1 => tagged(1), 1 => tagged(2), 1 => any::<[u8; 16]>()];
+    (opcode, any::<u32>(), payload, vlan_stack(), l3, 0u8..64, 0u8..4, dport, proto, cnp_reserved).prop_map(
+        |(op, seq, payload, vlans, l3, dscp, ecn, dport, proto, cnp_reserved)| {
             let mut f = RoceFrame::new(op, seq).with_payload(payload, seq);
+            if op == CNP {
+                f.ext = cnp_reserved.to_vec();
+            }
             f.vlans = vlans;
             f.l3 = l3;
             f.dscp = dscp;

@@ -18,7 +18,7 @@ pub const PARSER_RECORD_FIELDS: &[&str] = &[
     "deth_valid", "deth_qkey", "deth_src_qp",
     "atomic_valid", "atomic_va", "atomic_rkey", "atomic_swap_add", "atomic_compare",
     "atomic_ack_valid", "atomic_ack_orig",
-    "cnp_valid", "cnp_extent",
+    "cnp_valid", "cnp_extent", "cnp_v2", "cnp_flags", "cnp_share", "cnp_active", "cnp_seq",
     "mac_control_valid", "mac_control_opcode", "pause_valid", "pause_time", "pfc_valid", "pfc_enable", "pfc_quanta",
 ];
 

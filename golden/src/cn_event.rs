@@ -20,6 +20,8 @@ pub enum CnEventKind {
 
 /// The MetaRoCE tag in the first two reserved bytes of a CNP: 'M', version 1.
 pub const METAROCE_CNP_TAG: [u8; 2] = [0x4D, 0x01];
+/// Version 2's: the fair share follows the extent (`SPEC.md` §6.9).
+pub const METAROCE_V2_CNP_TAG: [u8; 2] = [0x4D, 0x02];
 
 /// One input transaction. Addresses are as in the frame; IPv4 addresses sit
 /// in the last 4 bytes of the 16 (the rest zero).

@@ -126,7 +126,7 @@ pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegis
     };
     let tag = ev.vlan_id.map(|vid| VlanRepr { pcp: regs.cnp_pcp, dei: false, vid, ethertype: ip.ethertype() });
     let first_type = if tag.is_some() { ethertype::VLAN_CTAG } else { ip.ethertype() };
-    let reserved = CnpRepr { extent }.to_bytes();
+    let reserved = CnpRepr { extent, share: None }.to_bytes();
     RoceRepr {
         headers: UdpFrameRepr {
             ethernet: EthernetRepr { dst_addr: ev.eth_src, src_addr: ev.eth_dst, ethertype: first_type },

@@ -265,7 +265,9 @@ fn fill_ext(ext: &ExtHeaders, bytes: &[u8], rec: &mut ParseRecord) {
     }
     if ext.cnp {
         // A CNP carries nothing but its reserved bytes.
-        rec.cnp_extent = CnpPayload::new_unchecked(bytes).metaroce_extent();
+        let cnp = CnpPayload::new_unchecked(bytes);
+        rec.cnp_extent = cnp.metaroce_extent();
+        rec.cnp_share = cnp.fair_share();
     }
 }
 

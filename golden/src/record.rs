@@ -214,6 +214,10 @@ pub struct ParseRecord {
     /// The MetaRoCE CE extent of a CNP whose reserved bytes carry the tag
     /// (`SPEC.md` §6.3), Q1.15.
     pub cnp_extent: Option<u16>,
+    /// The fair share of a MetaRoCE v2 CNP (`SPEC.md` §6.9). Left out of
+    /// the JSON when absent, so that records of other frames keep their form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnp_share: Option<crate::wire::FairShare>,
     // MAC Control (PAUSE and PFC)
     /// The MAC Control opcode, when the frame holds its opcode's parameters.
     pub mac_control_opcode: Option<u16>,

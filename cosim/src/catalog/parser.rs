@@ -1,7 +1,9 @@
 //! The captures of valid and non-RoCE frames.
 
 use metaroce_golden::frame::{mac_control_frame, MIN_FRAME_LEN};
-use metaroce_golden::wire::{ethertype, ip_proto, EthernetRepr, MacControlRepr, PFC_PRIORITIES, ROCE_V2_UDP_PORT};
+use metaroce_golden::wire::{
+    ethertype, ip_proto, CnpRepr, EthernetRepr, FairShare, MacControlRepr, PFC_PRIORITIES, ROCE_V2_UDP_PORT,
+};
 
 use super::entry::{roce, Capture};
 use crate::addresses::{host_ipv4, host_ipv6, host_mac};
@@ -22,6 +24,7 @@ pub(super) fn captures() -> Vec<Capture> {
         valid("non_roce.pcap", non_roce()),
         valid("flow_control.pcap", flow_control()),
         valid("back_to_back.pcap", back_to_back()),
+        valid("cnp_tags.pcap", cnp_tags()),
     ]
 }
 
@@ -220,6 +223,55 @@ fn flow_control() -> Vec<Vec<u8>> {
 }
 
 /// A long mix of small frames sent back to back: the throughput case.
+/// CNPs whose reserved bytes are zero, or carry MetaRoCE's tag: version 1
+/// (the CE extent) and version 2 (the extent and the fair share, each flag
+/// alone and together, the reserved flag bits set, shares from 1 to 1.0),
+/// over IPv4, IPv6 and a VLAN tag; and tags no MetaRoCE reader takes
+/// (version 0 and 3, another first byte), whose bytes the record leaves out
+/// (`SPEC.md` §6.3, §6.9).
+fn cnp_tags() -> Vec<Vec<u8>> {
+    let v2 = |ce, proactive, refresh, share, active, seq| FairShare { ce, proactive, refresh, share, active, seq };
+    let mut reserved: Vec<[u8; 16]> = vec![
+        CnpRepr::default().to_bytes(),
+        CnpRepr { extent: Some(1), share: None }.to_bytes(),
+        CnpRepr { extent: Some(32768), share: None }.to_bytes(),
+    ];
+    for (i, share) in [
+        v2(true, false, false, 2048, 16, 1),
+        v2(false, true, false, 512, 64, 2),
+        v2(false, false, true, 512, 64, 2),
+        v2(true, true, true, 32768, 1, 0xFFFF),
+        v2(false, false, false, 1, 65535, 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        reserved.push(CnpRepr { extent: Some(1000 * i as u16), share: Some(share) }.to_bytes());
+    }
+    let mut flags_reserved = CnpRepr { extent: Some(7), share: Some(v2(true, false, false, 99, 3, 5)) }.to_bytes();
+    flags_reserved[4] |= 0xF8;
+    flags_reserved[5] = 0xAA;
+    reserved.push(flags_reserved);
+    for tag in [[0x4D, 0x00], [0x4D, 0x03], [0x4E, 0x02]] {
+        let mut bytes = CnpRepr { extent: Some(9), share: Some(v2(true, true, false, 77, 2, 3)) }.to_bytes();
+        bytes[..2].copy_from_slice(&tag);
+        reserved.push(bytes);
+    }
+    let mut frames = Vec::new();
+    for (i, bytes) in reserved.iter().enumerate() {
+        let seq = 3000 + i as u32;
+        let mut cnp = roce(0x81, seq);
+        cnp.bth.becn = true;
+        cnp.ext = bytes.to_vec();
+        frames.push(cnp.build());
+        if i % 3 == 1 {
+            frames.push(cnp.clone().ipv6(seq).build());
+            frames.push(cnp.tagged(&[(ethertype::VLAN_CTAG, 6, 42)]).build());
+        }
+    }
+    frames
+}
+
 fn back_to_back() -> Vec<Vec<u8>> {
     let ops = carried_opcodes();
     (0..2000u32)

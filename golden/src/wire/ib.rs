@@ -4,7 +4,7 @@
 //! CE extent (`SPEC.md` §6.3).
 
 use super::field::{header_view, plain_header};
-use crate::cn_event::METAROCE_CNP_TAG;
+use crate::cn_event::{METAROCE_CNP_TAG, METAROCE_V2_CNP_TAG};
 use crate::opcode::{
     AETH_LEN, ATOMIC_ACK_ETH_LEN, ATOMIC_ETH_LEN, CNP_RESERVED_LEN, DETH_LEN, IETH_LEN, IMM_LEN, RETH_LEN,
 };
@@ -165,37 +165,97 @@ plain_header!(
 
 header_view!(
     /// The 16 reserved bytes after a CNP's BTH. A MetaRoCE CNP starts them
-    /// with its tag and the CE extent (Q1.15).
+    /// with its tag ('M', then the version) and the CE extent (Q1.15); a
+    /// version-2 CNP carries the receiver's fair share after them
+    /// (`SPEC.md` §6.9): flags, the share of the receiver's line rate
+    /// (Q1.15), the active senders and the share's sequence number.
     CnpPayload, CNP_RESERVED_LEN, {
         tag, set_tag: [u8; 2] = bytes_at, set_bytes @ 0;
         extent, set_extent: u16 = u16_at, set_u16 @ 2;
+        flags, set_flags: u8 = u8_at, set_u8 @ 4;
+        share, set_share: u16 = u16_at, set_u16 @ 6;
+        active, set_active: u16 = u16_at, set_u16 @ 8;
+        seq, set_seq: u16 = u16_at, set_u16 @ 10;
     }
 );
 
 impl<T: AsRef<[u8]>> CnpPayload<T> {
-    /// The CE extent, when the tag says the bytes carry one.
+    /// The CE extent, when the tag says the bytes carry one (either version).
     pub fn metaroce_extent(&self) -> Option<u16> {
-        (self.tag() == METAROCE_CNP_TAG).then(|| self.extent())
+        [METAROCE_CNP_TAG, METAROCE_V2_CNP_TAG].contains(&self.tag()).then(|| self.extent())
+    }
+
+    /// The fair share, when the tag is version 2's.
+    pub fn fair_share(&self) -> Option<FairShare> {
+        (self.tag() == METAROCE_V2_CNP_TAG).then(|| FairShare {
+            ce: self.flags() & FairShare::CE != 0,
+            proactive: self.flags() & FairShare::PROACTIVE != 0,
+            refresh: self.flags() & FairShare::REFRESH != 0,
+            share: self.share(),
+            active: self.active(),
+            seq: self.seq(),
+        })
     }
 }
 
-/// A CNP's reserved bytes as values: zeros, or the MetaRoCE tag and extent.
+/// What a MetaRoCE v2 CNP tells its sender (`SPEC.md` §6.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct FairShare {
+    /// A CE-marked packet set it off (the sender cuts).
+    pub ce: bool,
+    /// The share changed (no mark needed).
+    pub proactive: bool,
+    /// The share is the one told before, told again (soft state).
+    pub refresh: bool,
+    /// The sender's share of the receiver's line rate, Q1.15.
+    pub share: u16,
+    /// Senders the receiver counts as active.
+    pub active: u16,
+    /// Counts the receiver's share changes (mod 2^16): a sender ignores a
+    /// share older than the newest it has.
+    pub seq: u16,
+}
+
+impl FairShare {
+    pub const CE: u8 = 1;
+    pub const PROACTIVE: u8 = 2;
+    pub const REFRESH: u8 = 4;
+
+    fn flags(&self) -> u8 {
+        (u8::from(self.ce) * Self::CE)
+            | (u8::from(self.proactive) * Self::PROACTIVE)
+            | (u8::from(self.refresh) * Self::REFRESH)
+    }
+}
+
+/// A CNP's reserved bytes as values: zeros, the MetaRoCE (v1) tag and
+/// extent, or v2's tag, extent and fair share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CnpRepr {
     pub extent: Option<u16>,
+    pub share: Option<FairShare>,
 }
 
 impl CnpRepr {
     pub const LEN: usize = CNP_RESERVED_LEN;
 
     pub fn parse<T: AsRef<[u8]>>(payload: &CnpPayload<T>) -> Self {
-        CnpRepr { extent: payload.metaroce_extent() }
+        CnpRepr { extent: payload.metaroce_extent(), share: payload.fair_share() }
     }
 
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, payload: &mut CnpPayload<T>) {
-        let (tag, extent) = self.extent.map_or(([0; 2], 0), |e| (METAROCE_CNP_TAG, e));
+        let tag = match (self.share, self.extent) {
+            (Some(_), _) => METAROCE_V2_CNP_TAG,
+            (None, Some(_)) => METAROCE_CNP_TAG,
+            (None, None) => [0; 2],
+        };
         payload.set_tag(tag);
-        payload.set_extent(extent);
+        payload.set_extent(self.extent.unwrap_or(0));
+        let share = self.share.unwrap_or_default();
+        payload.set_flags(if self.share.is_some() { share.flags() } else { 0 });
+        payload.set_share(share.share);
+        payload.set_active(share.active);
+        payload.set_seq(share.seq);
     }
 
     /// The 16 bytes (the ones after the extent are zero).

@@ -60,10 +60,14 @@ fn extension_headers_round_trip() {
     assert_eq!(AethRepr::parse(&Aeth::new_unchecked(&aeth.to_bytes()[..])), aeth);
     let atomic = AtomicEthRepr { va: 8, rkey: 9, swap_add: 10, compare: 11 };
     assert_eq!(AtomicEthRepr::parse(&AtomicEth::new_unchecked(&atomic.to_bytes()[..])), atomic);
-    let cnp = CnpRepr { extent: Some(16384) };
-    assert_eq!(&cnp.to_bytes()[..4], &[0x4D, 0x01, 0x40, 0x00]);
+    let cnp = CnpRepr { extent: Some(16384), share: None };
+    assert_eq!(cnp.to_bytes(), [0x4D, 0x01, 0x40, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert_eq!(CnpRepr::parse(&CnpPayload::new_unchecked(&cnp.to_bytes()[..])), cnp);
-    assert_eq!(CnpRepr { extent: None }.to_bytes(), [0; 16]);
+    assert_eq!(CnpRepr::default().to_bytes(), [0; 16]);
+    let share = FairShare { ce: true, proactive: false, refresh: true, share: 2048, active: 16, seq: 0x1234 };
+    let v2 = CnpRepr { extent: Some(3), share: Some(share) };
+    assert_eq!(v2.to_bytes(), [0x4D, 0x02, 0, 3, 5, 0, 0x08, 0x00, 0, 16, 0x12, 0x34, 0, 0, 0, 0]);
+    assert_eq!(CnpRepr::parse(&CnpPayload::new_unchecked(&v2.to_bytes()[..])), v2);
 }
 
 #[test]
