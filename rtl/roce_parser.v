@@ -60,7 +60,7 @@
  * | m_meta_icrc_valid    | 1          | icrc, icrc_ok, payload_len hold          |
  * | m_meta_icrc          | 32         | the 4 ICRC bytes, first on wire in 31:24 |
  * | m_meta_cnp_valid     | 1          | a CNP whose reserved bytes carry the     |
- * |                      |            | MetaRoCE tag 4D 01 or 4D 02 (SPEC.md 6.3)|
+ * |                      |            | MetaRoCE tag 4D 01 or 4D 02 (SPEC 6.3)   |
  * | m_meta_cnp_extent    | 16         | its CE extent, Q1.15                     |
  * | m_meta_cnp_v2        | 1          | the tag is v2's (4D 02, SPEC.md 6.9):    |
  * |                      |            | the four fields below hold               |

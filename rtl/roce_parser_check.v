@@ -184,8 +184,8 @@ always @(posedge clk) begin
         s4_not_roce_port_reg <= s_udp_dport != ROCE_UDP_PORT;
         s4_truncated_bth_reg <= s_udp_len < 16'd20;
         s4_bad_tver_reg <= s_tver != 4'd0;
-        // A CNP whose reserved bytes 0-1 carry 'M', version 1 (SPEC.md §6.3).
-        // 'M' and version 1 or 2 (byte 0 in 7:0).
+        // A CNP whose reserved bytes 0-1 carry 'M' and version 1 or 2
+        // (SPEC.md §6.3, §6.9; byte 0 in 7:0).
         s4_cnp_tag_reg <= s_opcode == OPCODE_CNP && (s_cnp_tag == 16'h014D || s_cnp_tag == 16'h024D);
         s4_cnp_v2_reg <= s_opcode == OPCODE_CNP && s_cnp_tag == 16'h024D;
         s4_udp_len_reg <= s_udp_len;

@@ -345,13 +345,13 @@ impl RtlParserRecord {
             atomic_compare: atomic.then_some(self.atomic_compare),
             atomic_ack_orig: on(self.atomic_ack_valid).then_some(self.atomic_ack_orig),
             cnp_extent: on(self.cnp_valid).then_some(self.cnp_extent as u16),
-            cnp_share: on(self.cnp_v2).then(|| FairShare {
-                ce: self.cnp_flags & u64::from(FairShare::CE) != 0,
-                proactive: self.cnp_flags & u64::from(FairShare::PROACTIVE) != 0,
-                refresh: self.cnp_flags & u64::from(FairShare::REFRESH) != 0,
-                share: self.cnp_share as u16,
-                active: self.cnp_active as u16,
-                seq: self.cnp_seq as u16,
+            cnp_share: on(self.cnp_v2).then(|| {
+                FairShare::from_fields(
+                    self.cnp_flags as u8,
+                    self.cnp_share as u16,
+                    self.cnp_active as u16,
+                    self.cnp_seq as u16,
+                )
             }),
             mac_control_opcode: on(self.mac_control_valid).then_some(self.mac_control_opcode as u16),
             pause_time: on(self.pause_valid).then_some(self.pause_time as u16),

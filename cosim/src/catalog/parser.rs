@@ -222,7 +222,6 @@ fn flow_control() -> Vec<Vec<u8>> {
     frames
 }
 
-/// A long mix of small frames sent back to back: the throughput case.
 /// CNPs whose reserved bytes are zero, or carry MetaRoCE's tag: version 1
 /// (the CE extent) and version 2 (the extent and the fair share, each flag
 /// alone and together, the reserved flag bits set, shares from 1 to 1.0),
@@ -252,6 +251,10 @@ fn cnp_tags() -> Vec<Vec<u8>> {
     flags_reserved[4] |= 0xF8;
     flags_reserved[5] = 0xAA;
     reserved.push(flags_reserved);
+    // Version 1 with v2's bytes after its extent: they are not its.
+    let mut v1_longer = CnpRepr { extent: Some(11), share: Some(v2(true, true, true, 8, 9, 10)) }.to_bytes();
+    v1_longer[1] = 0x01;
+    reserved.push(v1_longer);
     for tag in [[0x4D, 0x00], [0x4D, 0x03], [0x4E, 0x02]] {
         let mut bytes = CnpRepr { extent: Some(9), share: Some(v2(true, true, false, 77, 2, 3)) }.to_bytes();
         bytes[..2].copy_from_slice(&tag);
@@ -269,9 +272,14 @@ fn cnp_tags() -> Vec<Vec<u8>> {
             frames.push(cnp.tagged(&[(ethertype::VLAN_CTAG, 6, 42)]).build());
         }
     }
+    // A SEND whose payload starts as a v2 CNP's reserved bytes: not a CNP.
+    let mut send = roce(0x04, 3100);
+    send.payload = reserved[4].to_vec();
+    frames.push(send.build());
     frames
 }
 
+/// A long mix of small frames sent back to back: the throughput case.
 fn back_to_back() -> Vec<Vec<u8>> {
     let ops = carried_opcodes();
     (0..2000u32)

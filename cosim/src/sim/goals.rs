@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::report::Summary;
+use super::report::{kb, Summary};
 use super::scenario::Scenario;
 use super::switch::RedProfile;
 
@@ -67,7 +67,6 @@ pub fn goals_table(title: &str, modes: &[&str], runs: &[Vec<&Summary>]) -> Strin
             PeakBar::Bytes(b) => b,
             PeakBar::Kmax => RedProfile::for_link(goal.gbps).kmax,
         };
-        let kb = |b: u64| format!("{:.0} kB", b as f64 / 1000.0);
         type Figure<'a> = (String, String, Box<dyn Fn(&Summary) -> String + 'a>);
         let figures: [Figure; 4] = [
             ("drops".into(), "0".into(), Box::new(|s: &Summary| cell(s.drops.to_string(), s.drops == 0))),

@@ -305,7 +305,11 @@ mod tests {
             .collect();
         assert_eq!(rows.len(), 72 + steps);
         assert!(rows.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
-        assert_eq!(rows.iter().filter(|r| r.0 == 0 && r.2 == "100.000000").count(), 72, "start rates");
+        for (i, f) in run.flows.iter().enumerate() {
+            let start = format!("{}.{:06}", f.start_rate_kbps / 1_000_000, f.start_rate_kbps % 1_000_000);
+            let name = run.flow_name(i);
+            assert_eq!(rows.iter().find(|r| r.1 == name).map(|r| (r.0, r.2)), Some((0, start.as_str())), "{name}");
+        }
         let f = &run.flows[0];
         let (tick, kbps) = f.rate_steps.first().copied().unwrap_or((0, f.start_rate_kbps));
         let name = run.flow_name(0);

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 
 use super::charts::{queue_chart, rates_chart};
 use super::report::{summarize, Summary};
@@ -45,8 +45,14 @@ pub fn run_columns<'a>(
 ) -> Result<HashMap<String, Charted>> {
     let mut jobs: Vec<&Column> = Vec::new();
     for column in columns {
-        if !jobs.iter().any(|j| j.name == column.name) {
-            jobs.push(column);
+        match jobs.iter().find(|j| j.name == column.name) {
+            None => jobs.push(column),
+            // One name, one run: a second configuration under it would
+            // silently take the first one's figures.
+            Some(j) if format!("{:?}{:?}", j.config, j.cc) != format!("{:?}{:?}", column.config, column.cc) => {
+                bail!("sim readme: two runs named {} differ in their configuration", column.name)
+            }
+            Some(_) => {}
         }
     }
     let next = AtomicUsize::new(0);

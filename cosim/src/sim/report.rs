@@ -301,11 +301,13 @@ fn optional(v: Option<f64>, unit: &str) -> String {
     v.map_or_else(|| "never".to_string(), |v| format!("{v:.1} {unit}"))
 }
 
+/// Bytes as whole kB (1000 B), as the tables show them.
+pub(super) fn kb(bytes: u64) -> String {
+    format!("{:.0} kB", bytes as f64 / 1000.0)
+}
+
 /// Runs side by side: one column per run, one row per figure (Markdown).
 pub fn comparison_table(runs: &[Summary]) -> String {
-    fn kb(b: u64) -> String {
-        format!("{:.0} kB", b as f64 / 1000.0)
-    }
     type Row = (&'static str, fn(&Summary) -> String);
     let mut rows: Vec<Row> = vec![
         ("preset, CNP interval", |s| format!("{}, {} µs", s.preset, s.cnp_interval_us)),

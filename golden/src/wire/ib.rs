@@ -187,14 +187,8 @@ impl<T: AsRef<[u8]>> CnpPayload<T> {
 
     /// The fair share, when the tag is version 2's.
     pub fn fair_share(&self) -> Option<FairShare> {
-        (self.tag() == METAROCE_V2_CNP_TAG).then(|| FairShare {
-            ce: self.flags() & FairShare::CE != 0,
-            proactive: self.flags() & FairShare::PROACTIVE != 0,
-            refresh: self.flags() & FairShare::REFRESH != 0,
-            share: self.share(),
-            active: self.active(),
-            seq: self.seq(),
-        })
+        (self.tag() == METAROCE_V2_CNP_TAG)
+            .then(|| FairShare::from_fields(self.flags(), self.share(), self.active(), self.seq()))
     }
 }
 
@@ -221,6 +215,18 @@ impl FairShare {
     pub const PROACTIVE: u8 = 2;
     pub const REFRESH: u8 = 4;
 
+    /// From the flag byte (its reserved bits dropped) and the three fields.
+    pub fn from_fields(flags: u8, share: u16, active: u16, seq: u16) -> Self {
+        FairShare {
+            ce: flags & Self::CE != 0,
+            proactive: flags & Self::PROACTIVE != 0,
+            refresh: flags & Self::REFRESH != 0,
+            share,
+            active,
+            seq,
+        }
+    }
+
     fn flags(&self) -> u8 {
         (u8::from(self.ce) * Self::CE)
             | (u8::from(self.proactive) * Self::PROACTIVE)
@@ -229,7 +235,8 @@ impl FairShare {
 }
 
 /// A CNP's reserved bytes as values: zeros, the MetaRoCE (v1) tag and
-/// extent, or v2's tag, extent and fair share.
+/// extent, or v2's tag, extent and fair share. A v2 CNP always carries an
+/// extent (0 when `extent` is None: it parses back as `Some(0)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CnpRepr {
     pub extent: Option<u16>,
@@ -252,13 +259,13 @@ impl CnpRepr {
         payload.set_tag(tag);
         payload.set_extent(self.extent.unwrap_or(0));
         let share = self.share.unwrap_or_default();
-        payload.set_flags(if self.share.is_some() { share.flags() } else { 0 });
+        payload.set_flags(share.flags());
         payload.set_share(share.share);
         payload.set_active(share.active);
         payload.set_seq(share.seq);
     }
 
-    /// The 16 bytes (the ones after the extent are zero).
+    /// The 16 bytes (zero where the version has no field).
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0u8; Self::LEN];
         self.emit(&mut CnpPayload::new_unchecked(&mut bytes[..]));
