@@ -156,6 +156,15 @@ pub enum SetChoice {
     Scale,
 }
 
+impl SetChoice {
+    fn set(self) -> ReadmeSet {
+        match self {
+            SetChoice::Core => ReadmeSet::Core,
+            SetChoice::Scale => ReadmeSet::Scale,
+        }
+    }
+}
+
 fn parse_rtl_placement(s: &str) -> Result<RtlPlacement, String> {
     match s {
         "all" => Ok(RtlPlacement::Everywhere),
@@ -167,15 +176,8 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     if args.scenario == SimScenario::Readme {
         let dir = args.out.unwrap_or_else(|| PathBuf::from("docs/sim"));
         // Each set once, in the README's order, however the flag named them.
-        let sets: Vec<ReadmeSet> = ReadmeSet::ALL
-            .into_iter()
-            .filter(|set| {
-                args.sets.iter().any(|s| match s {
-                    SetChoice::Core => *set == ReadmeSet::Core,
-                    SetChoice::Scale => *set == ReadmeSet::Scale,
-                })
-            })
-            .collect();
+        let sets: Vec<ReadmeSet> =
+            ReadmeSet::ALL.into_iter().filter(|set| args.sets.iter().any(|s| s.set() == *set)).collect();
         write_readme_figures(&sets, &dir, &args.readme, args.jobs.max(1), out)?;
         return Ok(ExitCode::SUCCESS);
     }

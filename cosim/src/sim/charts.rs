@@ -30,14 +30,23 @@ fn fair_share_guides(run: &SimRun) -> Vec<(String, f64)> {
     guides
 }
 
+/// A rate at a tick as a chart's point: (µs, Gb/s).
+fn point(ns: u64, kbps: u32) -> (f64, f64) {
+    (ns as f64 / 1000.0, f64::from(kbps) / 1e6)
+}
+
+/// Where a rates chart ends: the last sample.
+fn end_ns(run: &SimRun) -> u64 {
+    run.samples.last().map_or(0, |s| s.time_ns)
+}
+
 /// Each flow's rate as steps: level until the tick of a change, then the
 /// new level from that tick on.
 pub fn rates_chart(run: &SimRun) -> Chart {
-    let end_ns = run.samples.last().map_or(0, |s| s.time_ns);
-    let point = |ns: u64, kbps: u32| (ns as f64 / 1000.0, f64::from(kbps) / 1e6);
-    let series = match run.flows.len() {
-        n if n > MANY_FLOWS => rate_bands(run),
-        _ => run
+    let many = run.flows.len() > MANY_FLOWS;
+    let series = match many {
+        true => rate_bands(run),
+        false => run
             .flows
             .iter()
             .enumerate()
@@ -49,13 +58,13 @@ pub fn rates_chart(run: &SimRun) -> Chart {
                     points.push(point(tick, rate));
                     level = rate;
                 }
-                points.push(point(end_ns, level));
+                points.push(point(end_ns(run), level));
                 Series { name: run.flow_name(i), points }
             })
             .collect(),
     };
     Chart {
-        title: title(run, if run.flows.len() > MANY_FLOWS { "Rate over the QPs" } else { "Rate per QP" }),
+        title: title(run, if many { "Rate over the QPs" } else { "Rate per QP" }),
         x_label: "time (µs)".into(),
         y_label: "rate (Gb/s)".into(),
         series,
@@ -77,7 +86,7 @@ pub(crate) fn rate_bands(run: &SimRun) -> Vec<Series> {
         sorted.sort_unstable();
         let values = [sorted[0], sorted[sorted.len() / 2], sorted[sorted.len() - 1]];
         for (band, kbps) in bands.iter_mut().zip(values) {
-            let (x, y) = (tick as f64 / 1000.0, f64::from(kbps) / 1e6);
+            let (x, y) = point(tick, kbps);
             if let Some(&(_, level)) = band.points.last() {
                 if level == y {
                     continue;
@@ -87,7 +96,7 @@ pub(crate) fn rate_bands(run: &SimRun) -> Vec<Series> {
             band.points.push((x, y));
         }
     });
-    let end_us = run.samples.last().map_or(0.0, |s| s.time_ns as f64 / 1000.0);
+    let end_us = point(end_ns(run), 0).0;
     for band in &mut bands {
         if let Some(&(_, level)) = band.points.last() {
             band.points.push((end_us, level));

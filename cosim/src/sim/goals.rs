@@ -67,16 +67,16 @@ pub fn goals_table(title: &str, modes: &[&str], runs: &[Vec<&Summary>]) -> Strin
             PeakBar::Bytes(b) => b,
             PeakBar::Kmax => RedProfile::for_link(goal.gbps).kmax,
         };
-        type Figure<'a> = (String, String, Box<dyn Fn(&Summary) -> String + 'a>);
+        type Figure<'a> = (&'static str, String, Box<dyn Fn(&Summary) -> String + 'a>);
         let figures: [Figure; 4] = [
-            ("drops".into(), "0".into(), Box::new(|s: &Summary| cell(s.drops.to_string(), s.drops == 0))),
+            ("drops", "0".into(), Box::new(|s: &Summary| cell(s.drops.to_string(), s.drops == 0))),
             (
-                "peak shared buffer".into(),
+                "peak shared buffer",
                 format!("≤ {}", kb(peak_bar)),
                 Box::new(move |s: &Summary| cell(kb(s.peak_buffer_bytes), s.peak_buffer_bytes <= peak_bar)),
             ),
             (
-                "completion / line-rate bound".into(),
+                "completion / line-rate bound",
                 format!("≤ {:.2}×", goal.completion),
                 Box::new(|s: &Summary| match s.completion_us {
                     Some(us) => {
@@ -87,7 +87,7 @@ pub fn goals_table(title: &str, modes: &[&str], runs: &[Vec<&Summary>]) -> Strin
                 }),
             ),
             (
-                "Jain's fairness".into(),
+                "Jain's fairness",
                 format!("≥ {:.2}", goal.jain),
                 Box::new(|s: &Summary| cell(format!("{:.3}", s.jain_fairness), s.jain_fairness >= goal.jain)),
             ),

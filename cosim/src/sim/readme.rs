@@ -98,13 +98,6 @@ pub enum ReadmeSet {
 impl ReadmeSet {
     pub const ALL: [ReadmeSet; 2] = [ReadmeSet::Core, ReadmeSet::Scale];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            ReadmeSet::Core => "core",
-            ReadmeSet::Scale => "scale",
-        }
-    }
-
     /// Where its block starts and ends in the README.
     pub fn markers(self) -> (&'static str, &'static str) {
         match self {
