@@ -713,8 +713,23 @@ wire accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT
 // Per-QP state (qp_rmw_pipe.v): A reads, R sees the word on `entry`
 // (forwarded from the write-back of the read's cycle).
 wire [RP_ENTRY_WIDTH-1:0] entry;
-wire [RP_ENTRY_WIDTH-1:0] init_entry = {cfg_line_rate, cfg_line_rate, cfg_initial_alpha, 1'b0, 1'b0,
-    64'd0, 64'd0, 32'd0, 8'd0, 8'd0};
+// The RAM word, packed here and unpacked at L, nowhere else.
+function [RP_ENTRY_WIDTH-1:0] rp_entry(
+    input [31:0] rate,
+    input [31:0] target,
+    input [15:0] alpha,
+    input        running,
+    input        cut_seen,
+    input [63:0] alpha_due,
+    input [63:0] increase_due,
+    input [31:0] bytes,
+    input [7:0]  timer_stage,
+    input [7:0]  byte_stage
+);
+    rp_entry = {rate, target, alpha, running, cut_seen, alpha_due, increase_due, bytes, timer_stage, byte_stage};
+endfunction
+wire [RP_ENTRY_WIDTH-1:0] init_entry = rp_entry(cfg_line_rate, cfg_line_rate, cfg_initial_alpha, 1'b0, 1'b0,
+    64'd0, 64'd0, 32'd0, 8'd0, 8'd0);
 
 qp_rmw_pipe #(
     .WIDTH(RP_ENTRY_WIDTH),
@@ -1385,14 +1400,14 @@ always @(posedge clk) begin
     w_valid_reg <= c_valid_reg && c_write_reg;
     w_qp_reg <= c_qp_reg;
     if (c_apply_cut) begin
-        w_entry_reg <= {c_cnp_rate, c_cnp_target, c_cnp_alpha_reg, 1'b1, 1'b1,
-            c_cnp_alpha_due_reg, c_cnp_increase_due_reg, 32'd0, 8'd0, 8'd0};
+        w_entry_reg <= rp_entry(c_cnp_rate, c_cnp_target, c_cnp_alpha_reg, 1'b1, 1'b1,
+            c_cnp_alpha_due_reg, c_cnp_increase_due_reg, 32'd0, 8'd0, 8'd0);
     end else if (c_cnp_absorbed) begin
-        w_entry_reg <= {c_rate_reg, c_target_reg, c_cnp_alpha_reg, c_running_reg, c_cut_seen_reg,
-            c_cnp_alpha_due_reg, c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
+        w_entry_reg <= rp_entry(c_rate_reg, c_target_reg, c_cnp_alpha_reg, c_running_reg, c_cut_seen_reg,
+            c_cnp_alpha_due_reg, c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg);
     end else begin
-        w_entry_reg <= {c_rate_reg, c_target_reg, c_alpha_reg, c_running_reg, c_cut_seen_reg, c_alpha_due_reg,
-            c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg};
+        w_entry_reg <= rp_entry(c_rate_reg, c_target_reg, c_alpha_reg, c_running_reg, c_cut_seen_reg,
+            c_alpha_due_reg, c_increase_due_reg, c_bytes_reg, c_timer_stage_reg, c_byte_stage_reg);
     end
     // Every item in Q, V and C may take an entry; so may the one K hands
     // on this cycle, and the one after (this register is a cycle late).

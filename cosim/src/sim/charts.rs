@@ -44,10 +44,10 @@ fn end_ns(run: &SimRun) -> u64 {
 /// new level from that tick on.
 pub fn rates_chart(run: &SimRun) -> Chart {
     let many = run.flows.len() > MANY_FLOWS;
-    let series = match many {
-        true => rate_bands(run),
-        false => run
-            .flows
+    let series = if many {
+        rate_bands(run)
+    } else {
+        run.flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
@@ -61,7 +61,7 @@ pub fn rates_chart(run: &SimRun) -> Chart {
                 points.push(point(end_ns(run), level));
                 Series { name: run.flow_name(i), points }
             })
-            .collect(),
+            .collect()
     };
     Chart {
         title: title(run, if many { "Rate over the QPs" } else { "Rate per QP" }),

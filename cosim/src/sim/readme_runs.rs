@@ -49,7 +49,7 @@ pub fn run_columns<'a>(
             None => jobs.push(column),
             // One name, one run: a second configuration under it would
             // silently take the first one's figures.
-            Some(j) if format!("{:?}{:?}", j.config, j.cc) != format!("{:?}{:?}", column.config, column.cc) => {
+            Some(j) if (&j.config, j.cc) != (&column.config, column.cc) => {
                 bail!("sim readme: two runs named {} differ in their configuration", column.name)
             }
             Some(_) => {}

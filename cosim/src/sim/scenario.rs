@@ -148,7 +148,7 @@ impl RtlPlacement {
 }
 
 /// One run's configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
     pub scenario: Scenario,
     pub link_gbps: u32,
