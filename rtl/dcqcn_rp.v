@@ -497,6 +497,10 @@ reg                      k_inc_phase_reg;
 reg                      k_inc_take_reg;
 reg                      k_inc_halve_reg;
 reg                      k_inc_ends_run_reg;
+// like_increases of K's registers, a cycle old: the run's end (a compare
+// with 2^j behind it) is registered in phase 0, which comes only after a
+// cycle with no change of K's stage counts, its kind or j.
+reg [9:0]                k_like_reg;
 reg                      k_chunk_changed_reg;
 reg [31:0]               k_chunk_rate_reg;
 reg [31:0]               k_chunk_target_reg;
@@ -860,7 +864,7 @@ wire        k_like_all = k_like[9];
 wire        k_chunk_small = k_inc_j <= 7'd8;
 wire [8:0]  k_chunk_size = 9'd1 << k_inc_j[3:0];
 wire        k_chunk_like = k_inc_j_zero || k_like_all || (k_chunk_small && k_chunk_size <= k_like[8:0]);
-wire        k_chunk_ends_run = !k_like_all && k_chunk_small && k_chunk_size == k_like[8:0];
+wire        k_chunk_ends_run = !k_like_reg[9] && k_chunk_small && k_chunk_size == k_like_reg[8:0];
 wire        k_chunk_fits = {9'd0, k_headroom_reg} >= k_inc_chunk_add_reg;
 // Rt - Rc - a and the shift's choice (one-hot from j) are registered, so
 // the shift is the chunk's sums' only logic before them: a decision waits
@@ -1248,6 +1252,7 @@ always @(posedge clk) begin
     k_inc_fits_reg <= k_chunk_fits;
     k_inc_take_reg <= k_chunk_due;
     k_inc_halve_reg <= !k_chunk_due && !k_inc_j_zero;
+    k_like_reg <= k_like;
     k_inc_ends_run_reg <= k_chunk_ends_run;
     k_chunk_changed_reg <= k_chunk_changed;
     k_chunk_rate_reg <= k_next_rate;
@@ -1471,6 +1476,8 @@ always @(posedge clk) begin
         assert (!k_inc_fresh_reg || (k_inc_in_time_reg == k_chunk_in_time && k_inc_like_reg == k_chunk_like
                 && k_inc_fits_reg == k_chunk_fits))
         else metaroce_assertion_failed("dcqcn_rp: the chunk decision's registered terms are stale");
+        assert (!k_inc_fresh_reg || k_like_reg == k_like)
+        else metaroce_assertion_failed("dcqcn_rp: the registered count of like increases is stale");
         assert (!k_inc_chunk || !k_inc_ends_run_reg || k_run_next_reg == increase_next(sat_inc(k_run_last),
                 k_byte_stage_reg, hyper_next_add(k_run_last, k_byte_stage_reg, k_inc_stage_reg, k_inc_add_reg,
                 cfg_hai_rate), cfg_threshold, cfg_ai_rate))
