@@ -497,9 +497,9 @@ reg                      k_inc_phase_reg;
 reg                      k_inc_take_reg;
 reg                      k_inc_halve_reg;
 reg                      k_inc_ends_run_reg;
-// like_increases of K's registers, a cycle old: the run's end (a compare
-// with 2^j behind it) is registered in phase 0, which comes only after a
-// cycle with no change of K's stage counts, its kind or j.
+// like_increases, registered every cycle; only the run's end (registered
+// in phase 0) reads it: phase 0 follows a cycle with no change of K's stage
+// counts or kind (cfg_threshold holds while events flow), so it is current.
 reg [9:0]                k_like_reg;
 reg                      k_chunk_changed_reg;
 reg [31:0]               k_chunk_rate_reg;
