@@ -120,6 +120,11 @@ generate
     end
 endgenerate
 
+// Priority p one-hot when valid, else none.
+function [PRIORITIES-1:0] hot_if(input valid, input [2:0] p);
+    hot_if = valid ? {{(PRIORITIES-1){1'b0}}, 1'b1} << p : {PRIORITIES{1'b0}};
+endfunction
+
 // a goes before b: earlier leave, or the same and served first.
 function goes_first(input [63:0] time_a, input [SEQ_W-1:0] seq_a, input [63:0] time_b, input [SEQ_W-1:0] seq_b);
     reg [SEQ_W-1:0] diff;
@@ -173,7 +178,11 @@ reg [QP_INDEX_WIDTH-1:0] a_qp_reg;
 reg [16:0]               a_len_reg;
 reg [63:0]               a_elig_reg;
 reg [2:0]                a_prio_reg;
-reg [PRIORITIES-1:0]     a_hot_reg;
+// Per priority, registered so that the lists' enables start from few
+// registers: a live packet arriving (arrive at a_prio_reg), and a head
+// fetch landing (fetch2_reg at fetch_p_reg).
+reg [PRIORITIES-1:0]     a_arr_hot_reg = 0;
+reg [PRIORITIES-1:0]     land_hot_reg = 0;
 wire [ENTRY_WIDTH-1:0] entry_rd_data;
 wire [DIW-1:0]         link_rd_data;
 
@@ -323,13 +332,13 @@ wire [15:0] pz_q = pz_quanta_reg[127:112];
 wire [63:0] pz_time_fp = pz_time_reg << FRAC_BITS;
 
 // The packet arriving, and the head leaving (decide), per priority.
-wire [PRIORITIES-1:0] arr_hot = arrive ? a_hot_reg : {PRIORITIES{1'b0}};
-wire [PRIORITIES-1:0] dec_hot = m1_reg ? m1_hot_reg : {PRIORITIES{1'b0}};
+wire [PRIORITIES-1:0] arr_hot = a_arr_hot_reg;
+wire [PRIORITIES-1:0] dec_hot = m1_hot_reg;
 wire [PRIORITIES-1:0] multi = ~empty_reg & ~one_reg;
 wire [ENTRY_WIDTH-1:0] a_entry = {a_qp_reg, a_len_reg, a_elig_reg, seq_reg};
 wire [DIW-1:0] a_tail = tail_idx_reg[DIW*a_prio_reg +: DIW];
 wire fetch_go = m1_reg && m1_multi_reg;
-wire arrive_to_winner = arrive && |(a_hot_reg & s5_hot_reg);
+wire arrive_to_winner = |(a_arr_hot_reg & s5_hot_reg);
 wire [QP_INDEX_WIDTH-1:0] f_qp;
 wire [16:0] f_len;
 wire [63:0] f_elig;
@@ -342,7 +351,7 @@ generate
     for (p = 0; p < PRIORITIES; p = p + 1) begin : g_list
         wire arr = arr_hot[p];
         wire dec = dec_hot[p];
-        wire land = fetch2_reg && fetch_p_reg == p;
+        wire land = land_hot_reg[p];
         // To an empty list (or one whose only packet leaves) the packet is
         // the head at once; behind the head (or the one fetched) it is the
         // packet after the head.
@@ -414,7 +423,8 @@ always @(posedge clk) begin
     a_len_reg <= in_len;
     a_elig_reg <= in_eligible;
     a_prio_reg <= in_priority;
-    a_hot_reg <= {{(PRIORITIES-1){1'b0}}, 1'b1} << in_priority;
+    a_arr_hot_reg <= hot_if(in_valid && in_live, in_priority);
+    land_hot_reg <= hot_if(fetch1_reg, fetch_p_reg);
     if (arrive) begin
         seq_reg <= seq_reg + 1'b1;
     end
@@ -462,7 +472,7 @@ always @(posedge clk) begin
     s5_valid_reg <= s4_valid_reg;
     s5_time_reg <= s4_time_reg;
     s5_p_reg <= s4_p_reg;
-    s5_hot_reg <= {{(PRIORITIES-1){1'b0}}, 1'b1} << s4_p_reg;
+    s5_hot_reg <= hot_if(1'b1, s4_p_reg);
     s5_qp_reg <= hd_qp_reg[QP_INDEX_WIDTH*s4_p_reg +: QP_INDEX_WIDTH];
     s5_len_reg <= hd_len_reg[17*s4_p_reg +: 17];
     s5_head_reg <= head_idx_reg[DIW*s4_p_reg +: DIW];
@@ -479,7 +489,8 @@ always @(posedge clk) begin
     m1_tick_reg <= s5_tick_reg;
     m1_qp_reg <= s5_qp_reg;
     m1_len_reg <= s5_len_reg;
-    m1_hot_reg <= s5_hot_reg;
+    // The winner's priority, one-hot while M1 holds it (0 otherwise).
+    m1_hot_reg <= decide ? s5_hot_reg : {PRIORITIES{1'b0}};
     m1_p_reg <= s5_p_reg;
     m1_head_reg <= s5_head_reg;
     // A packet arriving in the decision's own cycle to the winner's list
@@ -534,6 +545,8 @@ always @(posedge clk) begin
 
     if (rst) begin
         a_valid_reg <= 1'b0;
+        a_arr_hot_reg <= 0;
+        land_hot_reg <= 0;
         link_free_reg <= 64'd0;
         seq_reg <= 0;
         inflight_reg <= 2'd0;
@@ -638,6 +651,9 @@ always @(posedge clk) begin
         else metaroce_assertion_failed("pacer_egress: a pause while one is applied");
         assert (!(fetch_go && (fetch1_reg || fetch2_reg)))
         else metaroce_assertion_failed("pacer_egress: two head fetches at once");
+        assert (a_arr_hot_reg == hot_if(arrive, a_prio_reg) && land_hot_reg == hot_if(fetch2_reg, fetch_p_reg)
+                && m1_hot_reg == hot_if(m1_reg, m1_p_reg))
+        else metaroce_assertion_failed("pacer_egress: the lists' registered one-hot enables out of step");
     end
 end
 `endif

@@ -264,14 +264,17 @@ wire [CMD_WIDTH-1:0] cmd0_next = !hd_pop_or_load ? cmd0_reg : (hd_pop && cmd1_va
 
 always @(posedge clk) begin
     cmd0_reg <= cmd0_next;
+    // An empty second entry follows the input, so its enable is one
+    // register (what it holds counts only once it is valid).
+    if (!cmd1_valid_reg) begin
+        cmd1_reg <= cmd_in;
+    end
     if (hd_pop) begin
         cmd0_valid_reg <= cmd1_valid_reg || cmd_push;
         cmd1_valid_reg <= cmd1_valid_reg && cmd_push;
-        cmd1_reg <= cmd_in;
     end else if (cmd_push) begin
         if (cmd0_valid_reg) begin
             cmd1_valid_reg <= 1'b1;
-            cmd1_reg <= cmd_in;
         end else begin
             cmd0_valid_reg <= 1'b1;
         end
@@ -290,6 +293,10 @@ reg        cmd_full_reg;
 reg [63:0] now_reg;
 
 reg [63:0] watermark_reg = 64'd0;
+// The head command's time is after the watermark: compared every cycle, so
+// current wherever it is read (a take and the egress's now wait for
+// due_known, a cycle after any change of the head or the watermark).
+reg        hd_after_wm_reg = 1'b0;
 // Absolute number of the level-0 slot being served. It is raised to a
 // candidate (a served slot's start, a command's now) in three steps: the
 // candidate, the comparison, the raise; the next raise starts two cycles
@@ -873,6 +880,7 @@ always @(posedge clk) begin
     le_wm_reg <= nxt_from_scan ? scan_start <= wm_slot
                : (nxt_from_insert ? place_start <= wm_slot : nxt_start_reg <= wm_slot);
     cmp_known_reg <= !hd_pop_or_load;
+    hd_after_wm_reg <= hd_time > watermark_reg;
 
     if (state_reg[STATE_INIT]) begin
         init_addr_reg <= init_addr_reg + 1'b1;
@@ -898,7 +906,7 @@ always @(posedge clk) begin
     prio_wr_addr_reg <= prio_wr_addr;
     prio_wr_data_reg <= prio_wr_data;
     if (state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid) begin
-        eg_now_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
+        eg_now_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
     end
     eg_loaded_reg <= state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid && !hd_pop_or_load;
     eg_at_hd_reg <= eg_loaded_reg && !hd_pop_or_load;
@@ -931,8 +939,8 @@ always @(posedge clk) begin
         cmd_send_reg <= hd_touches && hd_send;
         cmd_len_reg <= hd_len;
         cmd_full_reg <= pool_full_reg;
-        now_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
-        watermark_reg <= hd_time > watermark_reg ? hd_time : watermark_reg;
+        now_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
+        watermark_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
     end
     if (state_reg[STATE_IDLE] && nxt_ok_reg && due) begin
         srv_addr_reg <= nxt_addr_reg;
@@ -1023,23 +1031,32 @@ wire        div_fits = div_shifted >= {1'b0, div_divisor_reg};
 wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
 /* verilator lint_on UNUSEDSIGNAL */
 
+// The datapath's registers do not wait for div_start (the controller's
+// decision): out of a run they hold a division's start on the head
+// command's rate, which a start takes (no start comes during a run: the
+// controller waits for its result first; an RTL assertion checks it).
 always @(posedge clk) begin
-    if (div_start) begin
-        div_run_reg <= 1'b1;
-        div_done_reg <= 1'b0;
+    if (div_run_reg) begin
+        div_rem_reg <= div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
+        div_quot_reg <= {div_quot_reg[41:0], div_fits};
+        div_bit_reg <= div_bit_reg - 1'b1;
+    end else begin
         div_rem_reg <= 33'd0;
         div_quot_reg <= 43'd0;
         div_divisor_reg <= hd_rate < MIN_PACED_RATE ? MIN_PACED_RATE : hd_rate;
         div_bit_reg <= 6'd42;
+    end
+    if (!div_run_reg && !div_done_reg) begin
+        div_byte_time_reg <= div_quot_up[39:0];
+    end
+    if (div_start) begin
+        div_run_reg <= 1'b1;
+        div_done_reg <= 1'b0;
     end else if (div_run_reg) begin
-        div_rem_reg <= div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
-        div_quot_reg <= {div_quot_reg[41:0], div_fits};
-        div_bit_reg <= div_bit_reg - 1'b1;
         if (div_bit_reg == 6'd0) begin
             div_run_reg <= 1'b0;
         end
     end else if (!div_done_reg) begin
-        div_byte_time_reg <= div_quot_up[39:0];
         div_done_reg <= 1'b1;
     end
     if (rst) begin
@@ -1193,6 +1210,10 @@ always @(posedge clk) begin
     if (!rst) begin
         assert ($onehot(state_reg))
         else metaroce_assertion_failed("roce_pacer: the controller's state is not one-hot");
+        assert (!(due_known && hd_valid && hd_after_wm_reg != (hd_time > watermark_reg)))
+        else metaroce_assertion_failed("roce_pacer: the head's compare with the watermark out of step");
+        assert (!(div_start && (div_run_reg || !div_done_reg)))
+        else metaroce_assertion_failed("roce_pacer: a division started before the last one's result");
         // No user reads a RAM's word in the cycle it is written (its read
         // is then undefined, qp_state_ram.v): the QP words are not taken
         // while written (they are read every cycle), nor is a link, a
