@@ -170,8 +170,8 @@ wire [DIW-1:0] free_rd_data;
 reg       fetch1_reg = 1'b0, fetch2_reg = 1'b0;
 reg [2:0] fetch_p_reg = 3'd0;
 reg [PRIORITIES-1:0] appended_reg = 0;
-// The packet arriving, registered off the descriptor RAM (its priority
-// one-hot).
+// The packet arriving, registered off the descriptor RAM (a live one's
+// priority one-hot in a_arr_hot_reg).
 reg                      a_valid_reg = 1'b0;
 reg                      a_live_reg;
 reg [QP_INDEX_WIDTH-1:0] a_qp_reg;

@@ -294,8 +294,8 @@ reg [63:0] now_reg;
 
 reg [63:0] watermark_reg = 64'd0;
 // The head command's time is after the watermark: compared every cycle, so
-// current wherever it is read (a take and the egress's now wait for
-// due_known, a cycle after any change of the head or the watermark).
+// current wherever it is read (a take and the egress's now wait, with a
+// head, for cmp_known_reg: a cycle after any change of either).
 reg        hd_after_wm_reg = 1'b0;
 // Absolute number of the level-0 slot being served. It is raised to a
 // candidate (a served slot's start, a command's now) in three steps: the
@@ -1032,9 +1032,9 @@ wire [42:0] div_quot_up = div_quot_reg + {42'd0, div_rem_reg != 33'd0};
 /* verilator lint_on UNUSEDSIGNAL */
 
 // The datapath's registers do not wait for div_start (the controller's
-// decision): out of a run they hold a division's start on the head
-// command's rate, which a start takes (no start comes during a run: the
-// controller waits for its result first; an RTL assertion checks it).
+// decision): out of a run they reload a division's start on the head
+// command's rate every cycle; a start takes it (none comes in a run or its
+// rounding cycle: the controller waits for the result; an assertion).
 always @(posedge clk) begin
     if (div_run_reg) begin
         div_rem_reg <= div_fits ? div_shifted - {1'b0, div_divisor_reg} : div_shifted;
