@@ -134,11 +134,9 @@ function goes_first(input [63:0] time_a, input [SEQ_W-1:0] seq_a, input [63:0] t
     end
 endfunction
 
-// One register for every reader: Yosys merges registers of equal inputs
-// (a (* keep *) on the reg notwithstanding), and copies kept apart in
-// kept blocks moved the fan-out onto the sum that loads them
-// (docs/timing.md, session 49).
 reg [63:0] link_free_reg = 64'd0;
+// A copy per priority for stage 0 (its fan-out).
+reg [PRIORITIES*64-1:0] link_free_copy_reg = 0;
 
 // Per priority: entries (and whether none, one or two), head and tail
 // indices, the index after the head, the head entry (ready: loaded, not
@@ -299,12 +297,19 @@ genvar p;
 generate
     for (p = 0; p < PRIORITIES; p = p + 1) begin : g_stage
         wire [63:0] elig = hd_elig_reg[64*p +: 64];
+        wire [63:0] free_at = link_free_copy_reg[64*p +: 64];
         wire [63:0] at = s0_time_reg[64*p +: 64];
         wire [63:0] pstart = start_reg[64*p +: 64];
         wire [63:0] presume = resume_reg[64*p +: 64];
         always @(posedge clk) begin
             s0_valid_reg[p] <= ready_reg[p];
-            s0_time_reg[64*p +: 64] <= elig > link_free_reg ? elig : link_free_reg;
+            s0_time_reg[64*p +: 64] <= elig > free_at ? elig : free_at;
+            if (m2_reg) begin
+                link_free_copy_reg[64*p +: 64] <= m2_leave_reg + {6'd0, m_sum};
+            end
+            if (rst) begin
+                link_free_copy_reg[64*p +: 64] <= 64'd0;
+            end
             s0_seq_reg[SEQ_W*p +: SEQ_W] <= hd_seq_reg[SEQ_W*p +: SEQ_W];
             s1_valid_reg[p] <= s0_valid_reg[p];
             s1_time_reg[64*p +: 64] <= pstart < at && at < presume ? presume : at;
@@ -327,6 +332,8 @@ wire [15:0] pz_q = pz_quanta_reg[127:112];
 wire [63:0] pz_time_fp = pz_time_reg << FRAC_BITS;
 
 // The packet arriving, and the head leaving (decide), per priority.
+wire [PRIORITIES-1:0] arr_hot = a_arr_hot_reg;
+wire [PRIORITIES-1:0] dec_hot = m1_hot_reg;
 wire [PRIORITIES-1:0] multi = ~empty_reg & ~one_reg;
 wire [ENTRY_WIDTH-1:0] a_entry = {a_qp_reg, a_len_reg, a_elig_reg, seq_reg};
 wire [DIW-1:0] a_tail = tail_idx_reg[DIW*a_prio_reg +: DIW];
@@ -342,8 +349,8 @@ wire spare_get = !spare_ok_reg && !spare_fetch_reg && !spare_land_reg && fresh_r
 
 generate
     for (p = 0; p < PRIORITIES; p = p + 1) begin : g_list
-        wire arr = a_arr_hot_reg[p];
-        wire dec = m1_hot_reg[p];
+        wire arr = arr_hot[p];
+        wire dec = dec_hot[p];
         wire land = land_hot_reg[p];
         // To an empty list (or one whose only packet leaves) the packet is
         // the head at once; behind the head (or the one fetched) it is the

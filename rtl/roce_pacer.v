@@ -439,9 +439,6 @@ reg [63:0]     word_gap_ready_reg;
 reg            word_wait_ok_reg;
 reg [DIW-1:0]  word_wait_desc_reg;
 
-// The head command's now: its time, or the watermark when that is later
-// (time never goes back), read where hd_after_wm_reg is current.
-wire [63:0] hd_now = hd_after_wm_reg ? hd_time : watermark_reg;
 wire [63:0] hd_slot = hd_time >> SLOT_SHIFT;
 wire [63:0] wm_slot = watermark_reg >> SLOT_SHIFT;
 // Whether the next event starts by the head command's now, compared a
@@ -909,7 +906,7 @@ always @(posedge clk) begin
     prio_wr_addr_reg <= prio_wr_addr;
     prio_wr_data_reg <= prio_wr_data;
     if (state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid) begin
-        eg_now_reg <= hd_now;
+        eg_now_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
     end
     eg_loaded_reg <= state_reg[STATE_IDLE] && nxt_ok_reg && due_known && !due && hd_valid && !hd_pop_or_load;
     eg_at_hd_reg <= eg_loaded_reg && !hd_pop_or_load;
@@ -942,8 +939,8 @@ always @(posedge clk) begin
         cmd_send_reg <= hd_touches && hd_send;
         cmd_len_reg <= hd_len;
         cmd_full_reg <= pool_full_reg;
-        now_reg <= hd_now;
-        watermark_reg <= hd_now;
+        now_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
+        watermark_reg <= hd_after_wm_reg ? hd_time : watermark_reg;
     end
     if (state_reg[STATE_IDLE] && nxt_ok_reg && due) begin
         srv_addr_reg <= nxt_addr_reg;
