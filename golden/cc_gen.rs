@@ -115,8 +115,16 @@ pub fn rust_params() -> String {
         .unwrap();
     }
     s.push_str("}\n\nimpl CcParams {\n");
-    for p in CC_PARAMS.iter().filter(|p| p.omit_default && p.choices.is_none()) {
-        writeln!(s, "    fn {}_is_default(v: &u32) -> bool {{\n        *v == {}\n    }}\n", p.name, p.default).unwrap();
+    for p in CC_PARAMS.iter().filter(|p| p.omit_default) {
+        match p.choices {
+            Some((ty, _)) => writeln!(
+                s,
+                "    fn {}_is_default(v: &{ty}) -> bool {{\n        *v == {ty}::ALL[{}]\n    }}\n",
+                p.name, p.default
+            ),
+            None => writeln!(s, "    fn {}_is_default(v: &u32) -> bool {{\n        *v == {}\n    }}\n", p.name, p.default),
+        }
+        .unwrap();
     }
     s.push_str("    /// A parameter's value by name (a choice's index).\n");
     s.push_str("    pub fn value(&self, name: &str) -> Option<u32> {\n        Some(match name {\n");

@@ -4,6 +4,8 @@
 +incdir+rtl
 rtl/roce_cn.v
 rtl/cnp_notify.v
+rtl/roce_responder.v
+rtl/roce_skid.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
 rtl/stream_fifo.v

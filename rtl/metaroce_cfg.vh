@@ -7,7 +7,7 @@
 `ifndef METAROCE_CFG_VH
 `define METAROCE_CFG_VH
 
-`define CFG_WIDTH 510
+`define CFG_WIDTH 529
 
 // mode (Same): Which reaction the notification and reaction points run.
 `define CFG_METAROCE 0:0
@@ -96,5 +96,21 @@
 // pacer_start_rate (ByteTime): Pacer rate of a QP before its first rate change; 0 = line rate (register: its byte time, Q20.20).
 `define CFG_START_BYTE_TIME 509:470
 `define CFG_START_BYTE_TIME_W 40
+
+// ack_mode (Same): Which acknowledgments the responder sends for received RC requests.
+`define CFG_ACK_MODE 511:510
+`define CFG_ACK_MODE_W 2
+
+// ack_coalesce_pkts (Same): The responder acknowledges at least every this many in-order packets, AckReq or not.
+`define CFG_ACK_COALESCE_PKTS 519:512
+`define CFG_ACK_COALESCE_PKTS_W 8
+
+// ack_dscp (Same): DSCP of the ACKs and NAKs sent (the data's class).
+`define CFG_ACK_DSCP 525:520
+`define CFG_ACK_DSCP_W 6
+
+// ack_prio (Same): 802.1p priority of ACKs and NAKs sent on a VLAN.
+`define CFG_ACK_PCP 528:526
+`define CFG_ACK_PCP_W 3
 
 `endif

@@ -11,6 +11,7 @@ rtl/roce_skid.v
 rtl/roce_opcode_decode.v
 rtl/roce_cn.v
 rtl/cnp_notify.v
+rtl/roce_responder.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
 rtl/stream_fifo.v

@@ -11,6 +11,10 @@
  * the local MAC (any frame when cfg_local_mac_valid is low) is a received
  * CNP (opcode 0x81) or received data of its BTH DestQP. Anything else is
  * taken and dropped. The event waits in a register for the CN block.
+ * Received data also carries the BTH PSN and AckReq, whether the opcode is
+ * an RC SEND or WRITE request (0x00-0x0B, 0x16, 0x17: the responder's
+ * input, SPEC.md §6.10) and whether it ends a message (0x02-0x05,
+ * 0x08-0x0B, 0x16, 0x17; golden/src/opcode.rs).
  *
  * | port                 | width | meaning                                    |
  * |----------------------|-------|--------------------------------------------|
@@ -44,6 +48,8 @@ module roce_classify (
     input  wire         s_meta_bth_valid,
     input  wire [7:0]   s_meta_opcode,
     input  wire [23:0]  s_meta_dest_qp,
+    input  wire         s_meta_ack_req,
+    input  wire [23:0]  s_meta_psn,
     input  wire         s_meta_deth_valid,
     input  wire [23:0]  s_meta_deth_src_qp,
     input  wire         s_meta_cnp_valid,
@@ -70,7 +76,11 @@ module roce_classify (
     output wire         m_evt_src_qp_valid,
     output wire [23:0]  m_evt_src_qp,
     output wire         m_evt_extent_valid,
-    output wire [15:0]  m_evt_extent
+    output wire [15:0]  m_evt_extent,
+    output wire [23:0]  m_evt_psn,
+    output wire         m_evt_ack_req,
+    output wire         m_evt_rc_req,
+    output wire         m_evt_msg_end
 );
 
 `include "metaroce_defs.vh"
@@ -93,6 +103,16 @@ reg         evt_src_qp_valid_reg;
 reg [23:0]  evt_src_qp_reg;
 reg         evt_extent_valid_reg;
 reg [15:0]  evt_extent_reg;
+reg [23:0]  evt_psn_reg;
+reg         evt_ack_req_reg;
+reg         evt_rc_req_reg;
+reg         evt_msg_end_reg;
+
+// An RC SEND or RDMA WRITE request, and the last or only packet of its
+// message (golden/src/opcode.rs rc_request, message_end).
+wire rc_req = s_meta_opcode <= 8'h0B || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
+wire msg_end = (s_meta_opcode >= 8'h02 && s_meta_opcode <= 8'h05) || (s_meta_opcode >= 8'h08 && s_meta_opcode <= 8'h0B)
+               || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
 
 wire roce = s_meta_frame_class == CLASS_ROCE && s_meta_bth_valid;
 wire received = !cfg_local_mac_valid || s_meta_eth_dst == cfg_local_mac;
@@ -124,6 +144,10 @@ always @(posedge clk) begin
         evt_src_qp_reg <= s_meta_deth_src_qp;
         evt_extent_valid_reg <= s_meta_cnp_valid;
         evt_extent_reg <= s_meta_cnp_extent;
+        evt_psn_reg <= s_meta_psn;
+        evt_ack_req_reg <= s_meta_ack_req;
+        evt_rc_req_reg <= rc_req;
+        evt_msg_end_reg <= msg_end;
     end
     if (rst) begin
         evt_valid_reg <= 1'b0;
@@ -148,6 +172,10 @@ assign m_evt_src_qp_valid = evt_src_qp_valid_reg;
 assign m_evt_src_qp = evt_src_qp_reg;
 assign m_evt_extent_valid = evt_extent_valid_reg;
 assign m_evt_extent = evt_extent_reg;
+assign m_evt_psn = evt_psn_reg;
+assign m_evt_ack_req = evt_ack_req_reg;
+assign m_evt_rc_req = evt_rc_req_reg;
+assign m_evt_msg_end = evt_msg_end_reg;
 
 endmodule
 

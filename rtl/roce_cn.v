@@ -7,19 +7,33 @@
 
 /*
  * Congestion-notification block (SPEC.md §6): one event input feeding the
- * notification point (received data: CNPs out) and the reaction point
- * (received CNPs and sent bytes: rate changes out). The two outputs are
- * independent streams, each in its own order.
+ * notification point (received data: CNPs out), the RC responder (received
+ * RC SEND/WRITE requests: ACKs and NAKs out, SPEC.md §6.10) and the
+ * reaction point (received CNPs and sent bytes: rate changes out). A
+ * received-data event of an RC request goes to both the notification
+ * point and the responder and is taken when both can take it; a context
+ * load goes to both when both can take it, and holds received-data
+ * events meanwhile. CNPs and ACKs share the frame output, a whole frame at
+ * a time (a waiting CNP first), through a register stage (roce_skid.v):
+ * no combinational path runs from m_axis_tready into either builder. The
+ * frame output and the rate changes are independent streams, each in its
+ * own order.
  *
  * | port              | width      | meaning                                       |
  * |-------------------|------------|-----------------------------------------------|
  * | s_evt_kind        | 2          | 0 received data, 1 received CNP, 2 sent data   |
- * | s_evt_*           |            | the event fields (cnp_notify.v, dcqcn_rp.v)    |
- * | s_qpctx_*         |            | QP context table writes (cnp_notify.v)         |
+ * | s_evt_*           |            | the event fields (cnp_notify.v, dcqcn_rp.v,    |
+ * |                   |            | roce_responder.v)                              |
+ * | s_evt_psn/ack_req | 24/1       | received data: BTH PSN, AckReq                 |
+ * | s_evt_rc_req      | 1          | received data: an RC SEND/WRITE request (to    |
+ * |                   |            | the responder as well)                         |
+ * | s_evt_msg_end     | 1          | received data: last or only packet of one      |
+ * | s_qpctx_*         |            | QP context table writes (cnp_notify.v,         |
+ * |                   |            | roce_responder.v: psn_valid/psn = rq_psn)      |
  * | cfg               | CFG_WIDTH  | registers (rtl/metaroce_cfg.vh), held constant |
- * | m_axis_*          | DATA_WIDTH | CNP frames, m_axis_tuser = emit tick           |
+ * | m_axis_*          | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit tick     |
  * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
- * | busy              | 1          | either point still holds work (drain status)   |
+ * | busy              | 1          | any point still holds work (drain status)      |
  */
 module roce_cn #(
     parameter DATA_WIDTH = 64,
@@ -36,6 +50,8 @@ module roce_cn #(
     output wire                   s_qpctx_ready,
     input  wire [23:0]            s_qpctx_local,
     input  wire [23:0]            s_qpctx_remote,
+    input  wire                   s_qpctx_psn_valid,
+    input  wire [23:0]            s_qpctx_psn,
 
     input  wire                   s_evt_valid,
     output wire                   s_evt_ready,
@@ -56,6 +72,10 @@ module roce_cn #(
     input  wire [23:0]            s_evt_src_qp,
     input  wire                   s_evt_extent_valid,
     input  wire [15:0]            s_evt_extent,
+    input  wire [23:0]            s_evt_psn,
+    input  wire                   s_evt_ack_req,
+    input  wire                   s_evt_rc_req,
+    input  wire                   s_evt_msg_end,
 
     output wire [DATA_WIDTH-1:0]  m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
@@ -82,16 +102,45 @@ module roce_cn #(
 `include "metaroce_defs.vh"
 
 wire to_np = s_evt_kind == KIND_RX_DATA;
+wire to_resp = to_np && s_evt_rc_req;
 wire to_rp = s_evt_kind == KIND_RX_CNP || s_evt_kind == KIND_TX_DATA;
 wire np_ready;
+wire resp_ready;
 wire rp_ready;
 wire np_busy;
+wire resp_busy;
 wire rp_busy;
+wire out_busy;
 
-assign busy = np_busy || rp_busy;
+assign busy = np_busy || resp_busy || rp_busy || out_busy;
 
-// An unknown kind is taken and dropped.
-assign s_evt_ready = to_np ? np_ready : (to_rp ? rp_ready : 1'b1);
+// A context load goes to the notification point and the responder at once.
+wire np_qpctx_ready;
+wire resp_qpctx_ready;
+assign s_qpctx_ready = np_qpctx_ready && resp_qpctx_ready;
+
+// Received data goes to the notification point and, an RC request, to the
+// responder too: taken when every one it goes to can take it, and never
+// beside a waiting context load (which goes first). An unknown kind is
+// taken and dropped.
+wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready);
+assign s_evt_ready = to_np ? rx_open : (to_rp ? rp_ready : 1'b1);
+wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready);
+wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready;
+
+// The two frame sources, merged below.
+wire [DATA_WIDTH-1:0] np_axis_tdata;
+wire [KEEP_WIDTH-1:0] np_axis_tkeep;
+wire                  np_axis_tvalid;
+wire                  np_axis_tready;
+wire                  np_axis_tlast;
+wire [63:0]           np_axis_tuser;
+wire [DATA_WIDTH-1:0] ack_axis_tdata;
+wire [KEEP_WIDTH-1:0] ack_axis_tkeep;
+wire                  ack_axis_tvalid;
+wire                  ack_axis_tready;
+wire                  ack_axis_tlast;
+wire [63:0]           ack_axis_tuser;
 
 cnp_notify #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -102,11 +151,11 @@ cnp_notify #(
     .clk(clk),
     .rst(rst),
     .cfg(cfg),
-    .s_qpctx_valid(s_qpctx_valid),
-    .s_qpctx_ready(s_qpctx_ready),
+    .s_qpctx_valid(s_qpctx_valid && resp_qpctx_ready),
+    .s_qpctx_ready(np_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
     .s_qpctx_remote(s_qpctx_remote),
-    .s_evt_valid(s_evt_valid && to_np),
+    .s_evt_valid(np_evt_valid),
     .s_evt_ready(np_ready),
     .s_evt_time(s_evt_time),
     .s_evt_qp(s_evt_qp),
@@ -121,13 +170,92 @@ cnp_notify #(
     .s_evt_udp_sport(s_evt_udp_sport),
     .s_evt_src_qp_valid(s_evt_src_qp_valid),
     .s_evt_src_qp(s_evt_src_qp),
-    .m_axis_tdata(m_axis_tdata),
-    .m_axis_tkeep(m_axis_tkeep),
-    .m_axis_tvalid(m_axis_tvalid),
-    .m_axis_tready(m_axis_tready),
-    .m_axis_tlast(m_axis_tlast),
-    .m_axis_tuser(m_axis_tuser),
+    .m_axis_tdata(np_axis_tdata),
+    .m_axis_tkeep(np_axis_tkeep),
+    .m_axis_tvalid(np_axis_tvalid),
+    .m_axis_tready(np_axis_tready),
+    .m_axis_tlast(np_axis_tlast),
+    .m_axis_tuser(np_axis_tuser),
     .busy(np_busy)
+);
+
+roce_responder #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .QP_COUNT(QP_COUNT),
+    .ROCE_UDP_PORT(ROCE_UDP_PORT)
+) resp_inst (
+    .clk(clk),
+    .rst(rst),
+    .cfg(cfg),
+    .s_qpctx_valid(s_qpctx_valid && np_qpctx_ready),
+    .s_qpctx_ready(resp_qpctx_ready),
+    .s_qpctx_local(s_qpctx_local),
+    .s_qpctx_remote(s_qpctx_remote),
+    .s_qpctx_psn_valid(s_qpctx_psn_valid),
+    .s_qpctx_psn(s_qpctx_psn),
+    .s_evt_valid(resp_evt_valid),
+    .s_evt_ready(resp_ready),
+    .s_evt_time(s_evt_time),
+    .s_evt_qp(s_evt_qp),
+    .s_evt_ipv6(s_evt_ipv6),
+    .s_evt_vlan_valid(s_evt_vlan_valid),
+    .s_evt_vlan_id(s_evt_vlan_id),
+    .s_evt_eth_dst(s_evt_eth_dst),
+    .s_evt_eth_src(s_evt_eth_src),
+    .s_evt_ip_src(s_evt_ip_src),
+    .s_evt_ip_dst(s_evt_ip_dst),
+    .s_evt_udp_sport(s_evt_udp_sport),
+    .s_evt_psn(s_evt_psn),
+    .s_evt_ack_req(s_evt_ack_req),
+    .s_evt_msg_end(s_evt_msg_end),
+    .m_axis_tdata(ack_axis_tdata),
+    .m_axis_tkeep(ack_axis_tkeep),
+    .m_axis_tvalid(ack_axis_tvalid),
+    .m_axis_tready(ack_axis_tready),
+    .m_axis_tlast(ack_axis_tlast),
+    .m_axis_tuser(ack_axis_tuser),
+    .busy(resp_busy)
+);
+
+// The frame arbiter: a source, once offered, keeps the output to the end
+// of its frame (no other frame's beats in between, and no offer withdrawn);
+// between frames a waiting CNP goes before a waiting ACK. Its beats pass a
+// register stage: out_ready comes from a register.
+reg  lock_reg = 1'b0;
+reg  lock_ack_reg = 1'b0;
+wire out_ready;
+wire grant_ack = lock_reg ? lock_ack_reg : !np_axis_tvalid;
+wire out_valid = grant_ack ? ack_axis_tvalid : np_axis_tvalid;
+wire out_last = grant_ack ? ack_axis_tlast : np_axis_tlast;
+assign np_axis_tready = out_ready && !grant_ack;
+assign ack_axis_tready = out_ready && grant_ack;
+
+always @(posedge clk) begin
+    if (out_valid) begin
+        // Held from the first offer to the frame's last beat.
+        lock_reg <= !(out_ready && out_last);
+        lock_ack_reg <= grant_ack;
+    end
+    if (rst) begin
+        lock_reg <= 1'b0;
+        lock_ack_reg <= 1'b0;
+    end
+end
+
+roce_skid #(
+    .WIDTH(DATA_WIDTH + KEEP_WIDTH + 1 + 64)
+) out_skid_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_valid(out_valid),
+    .s_ready(out_ready),
+    .s_data(grant_ack ? {ack_axis_tdata, ack_axis_tkeep, ack_axis_tlast, ack_axis_tuser}
+                      : {np_axis_tdata, np_axis_tkeep, np_axis_tlast, np_axis_tuser}),
+    .m_valid(m_axis_tvalid),
+    .m_ready(m_axis_tready),
+    .m_data({m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser}),
+    .busy(out_busy)
 );
 
 dcqcn_rp #(
@@ -167,6 +295,15 @@ always @(posedge clk) begin
         last_time_reg <= s_evt_time;
         assert (s_evt_time >= last_time_reg)
         else metaroce_assertion_failed("roce_cn: event time went backwards");
+    end
+    if (!rst) begin
+        // An RC request goes to both points or to neither.
+        assert (!(s_evt_valid && s_evt_ready && to_np)
+                || (np_evt_valid && np_ready && (resp_evt_valid && resp_ready) == s_evt_rc_req))
+        else metaroce_assertion_failed("roce_cn: an RC request taken by one point only");
+        // A frame source keeps the output to its frame's end.
+        assert (!(lock_reg && !(lock_ack_reg ? ack_axis_tvalid : np_axis_tvalid)))
+        else metaroce_assertion_failed("roce_cn: a frame source withdrew in mid-frame");
     end
 end
 `endif

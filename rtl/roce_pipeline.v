@@ -7,12 +7,13 @@
 
 /*
  * The metaroce pipeline (SPEC.md §8): every frame at the NIC's port is
- * parsed; received RoCE frames feed the notification point (CNPs out) and
- * received CNPs the reaction point; frames the host sends feed the reaction
+ * parsed; received RoCE frames feed the notification point (CNPs out),
+ * received RC requests the responder too (ACKs and NAKs out, SPEC.md
+ * §6.10), and received CNPs the reaction point; frames the host sends feed the reaction
  * point's byte counter and, handed on in the reaction point's order, the
  * pacer, which releases them at their QP's rate.
  *
- *   s_axis -> roce_parser -> roce_classify -> [skid] -> roce_cn -> m_axis (CNPs)
+ *   s_axis -> roce_parser -> roce_classify -> [skid] -> roce_cn -> m_axis (CNPs, ACKs)
  *                                                            |
  *                                         m_rate, s_adv -> [skid] -> roce_pacer -> m_rel
  *
@@ -35,7 +36,8 @@
  * | cfg_local_mac(_valid)| 48, 1      | this NIC's MAC                           |
  * | cfg                  | CFG_WIDTH  | congestion-control registers, the bus of |
  * |                      |            | rtl/metaroce_cfg.vh (SPEC.md §6.2, §7.1) |
- * | s_qpctx_*            |            | QP context table (cnp_notify.v)          |
+ * | s_qpctx_*            |            | QP context table (cnp_notify.v,          |
+ * |                      |            | roce_responder.v: psn_valid/psn = rq_psn)|
  * | flush                | 1          | no more frames: the pacer releases all   |
  * |                      |            | it holds once everything before is in    |
  * | s_adv_*              | 64         | time moves on to s_adv_time: the pacer   |
@@ -44,7 +46,8 @@
  * |                      |            | clock between frames)                    |
  * | next_busy_*          | 1, 64      | when the pacer next has work to do       |
  * |                      |            | (roce_pacer.v), for the next s_adv       |
- * | m_axis_*             | DATA_WIDTH | CNP frames, tuser = emit tick            |
+ * | m_axis_*             | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit    |
+ * |                      |            | tick                                     |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
  * | mon_rate_*           |            | the reaction point's transactions as the |
  * |                      |            | pacer takes them (monitor, no handshake) |
@@ -73,6 +76,8 @@ module roce_pipeline #(
     input  wire [23:0]            s_qpctx_local,
     input  wire [23:0]            s_qpctx_remote,
     input  wire [2:0]             s_qpctx_priority,
+    input  wire                   s_qpctx_psn_valid,
+    input  wire [23:0]            s_qpctx_psn,
 
     input  wire [DATA_WIDTH-1:0]  s_axis_tdata,
     input  wire [KEEP_WIDTH-1:0]  s_axis_tkeep,
@@ -158,6 +163,8 @@ wire [15:0]  meta_udp_sport;
 wire         meta_bth_valid;
 wire [7:0]   meta_opcode;
 wire [23:0]  meta_dest_qp;
+wire         meta_ack_req;
+wire [23:0]  meta_psn;
 wire         meta_deth_valid;
 wire [23:0]  meta_deth_src_qp;
 wire         meta_cnp_valid;
@@ -213,8 +220,8 @@ roce_parser #(
     .m_meta_fecn(),
     .m_meta_becn(),
     .m_meta_dest_qp(meta_dest_qp),
-    .m_meta_ack_req(),
-    .m_meta_psn(),
+    .m_meta_ack_req(meta_ack_req),
+    .m_meta_psn(meta_psn),
     .m_meta_icrc_valid(),
     .m_meta_icrc(),
     .m_meta_icrc_ok(),
@@ -298,6 +305,10 @@ wire cls_src_qp_valid;
 wire [23:0] cls_src_qp;
 wire cls_extent_valid;
 wire [15:0] cls_extent;
+wire [23:0] cls_psn;
+wire cls_ack_req;
+wire cls_rc_req;
+wire cls_msg_end;
 wire         cls_ready;
 wire         evt_valid;
 wire         evt_ready;
@@ -318,6 +329,10 @@ wire         evt_src_qp_valid;
 wire [23:0]  evt_src_qp;
 wire         evt_extent_valid;
 wire [15:0]  evt_extent;
+wire [23:0]  evt_psn;
+wire         evt_ack_req;
+wire         evt_rc_req;
+wire         evt_msg_end;
 
 roce_classify classify_inst (
     .clk(clk),
@@ -340,6 +355,8 @@ roce_classify classify_inst (
     .s_meta_bth_valid(meta_bth_valid),
     .s_meta_opcode(meta_opcode),
     .s_meta_dest_qp(meta_dest_qp),
+    .s_meta_ack_req(meta_ack_req),
+    .s_meta_psn(meta_psn),
     .s_meta_deth_valid(meta_deth_valid),
     .s_meta_deth_src_qp(meta_deth_src_qp),
     .s_meta_cnp_valid(meta_cnp_valid),
@@ -365,23 +382,27 @@ roce_classify classify_inst (
     .m_evt_src_qp_valid(cls_src_qp_valid),
     .m_evt_src_qp(cls_src_qp),
     .m_evt_extent_valid(cls_extent_valid),
-    .m_evt_extent(cls_extent)
+    .m_evt_extent(cls_extent),
+    .m_evt_psn(cls_psn),
+    .m_evt_ack_req(cls_ack_req),
+    .m_evt_rc_req(cls_rc_req),
+    .m_evt_msg_end(cls_msg_end)
 );
 
 
 // The event, registered again on its way to the CN block.
 wire evt_skid_busy;
 roce_skid #(
-    .WIDTH(532)
+    .WIDTH(532 + 24 + 1 + 1 + 1)
 ) evt_skid_inst (
     .clk(clk),
     .rst(rst),
     .s_valid(cls_valid),
     .s_ready(cls_ready),
-    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent}),
+    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end}),
     .m_valid(evt_valid),
     .m_ready(evt_ready),
-    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent}),
+    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end}),
     .busy(evt_skid_busy)
 );
 
@@ -438,6 +459,8 @@ roce_cn #(
     .s_qpctx_ready(cn_qpctx_ready),
     .s_qpctx_local(s_qpctx_local),
     .s_qpctx_remote(s_qpctx_remote),
+    .s_qpctx_psn_valid(s_qpctx_psn_valid),
+    .s_qpctx_psn(s_qpctx_psn),
     .s_evt_valid(evt_valid),
     .s_evt_ready(evt_ready),
     .s_evt_kind(evt_kind),
@@ -457,6 +480,10 @@ roce_cn #(
     .s_evt_src_qp(evt_src_qp),
     .s_evt_extent_valid(evt_extent_valid),
     .s_evt_extent(evt_extent),
+    .s_evt_psn(evt_psn),
+    .s_evt_ack_req(evt_ack_req),
+    .s_evt_rc_req(evt_rc_req),
+    .s_evt_msg_end(evt_msg_end),
     .m_axis_tdata(m_axis_tdata),
     .m_axis_tkeep(m_axis_tkeep),
     .m_axis_tvalid(m_axis_tvalid),

@@ -10,10 +10,10 @@
 // One s_evt_* transaction. IPs in two halves, hi = bits 127:64.
 struct mr_cn_event {
     uint64_t kind, time, qp, ce, len, ipv6, vlan_valid, vlan_id, eth_dst, eth_src, ip_src_hi, ip_src_lo,
-        ip_dst_hi, ip_dst_lo, udp_sport, src_qp_valid, src_qp, extent_valid, extent;
+        ip_dst_hi, ip_dst_lo, udp_sport, src_qp_valid, src_qp, extent_valid, extent, psn, ack_req, rc_req, msg_end;
 };
 
-// Largest CNP the shim collects; a longer frame is cut and flagged.
+// Largest frame (CNP, ACK or NAK) the shim collects; a longer one is cut and flagged.
 #define MR_CN_CNP_MAX 128
 // flags of a collected CNP
 #define MR_CN_CNP_TUSER_CHANGED 1u  // m_axis_tuser differed between beats

@@ -67,6 +67,10 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
         top->s_evt_src_qp = e.src_qp;
         top->s_evt_extent_valid = e.extent_valid;
         top->s_evt_extent = e.extent;
+        top->s_evt_psn = e.psn;
+        top->s_evt_ack_req = e.ack_req;
+        top->s_evt_rc_req = e.rc_req;
+        top->s_evt_msg_end = e.msg_end;
     }
 
     // One cycle; returns whether the offered event was taken.
@@ -114,7 +118,9 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
     }
 
     // The CN block keeps no priority (the pacer does).
-    bool load_qp(uint64_t local, uint64_t remote, uint64_t) override { return this->load_qp_port(local, remote); }
+    bool load_qp(uint64_t local, uint64_t remote, uint64_t, uint64_t psn_valid, uint64_t psn) override {
+        return this->load_qp_port(local, remote, psn_valid, psn);
+    }
 };
 
 }  // namespace

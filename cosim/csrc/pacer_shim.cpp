@@ -43,7 +43,7 @@ struct PacerSimW final : MrModel<Model, TRACED, COVERED, PacerSim> {
 
     // A QP's priority through s_prio_* (the QP context's other fields are
     // the CN block's); false if never taken.
-    bool load_qp(uint64_t local, uint64_t, uint64_t priority) override {
+    bool load_qp(uint64_t local, uint64_t, uint64_t priority, uint64_t, uint64_t) override {
         return this->offer_once(
             [&](bool valid) {
                 top->s_prio_valid = valid;

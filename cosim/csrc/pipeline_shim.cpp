@@ -152,9 +152,9 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         return false;
     }
 
-    bool load_qp(uint64_t local, uint64_t remote, uint64_t priority) override {
+    bool load_qp(uint64_t local, uint64_t remote, uint64_t priority, uint64_t psn_valid, uint64_t psn) override {
         top->s_qpctx_priority = priority;
-        return this->load_qp_port(local, remote);
+        return this->load_qp_port(local, remote, psn_valid, psn);
     }
 };
 

@@ -36,8 +36,9 @@ void mr_sim_trace_close(void* sim) { static_cast<MrSim*>(sim)->trace_close(); }
 
 bool mr_sim_coverage_write(void* sim, const char* path) { return static_cast<MrSim*>(sim)->coverage_write(path); }
 
-bool mr_sim_load_qp(void* sim, uint64_t local, uint64_t remote, uint64_t priority) {
-    return static_cast<MrSim*>(sim)->load_qp(local, remote, priority);
+bool mr_sim_load_qp(void* sim, uint64_t local, uint64_t remote, uint64_t priority, uint64_t psn_valid,
+                    uint64_t psn) {
+    return static_cast<MrSim*>(sim)->load_qp(local, remote, priority, psn_valid, psn);
 }
 
 }  // extern "C"

@@ -34,10 +34,11 @@ struct MrSim {
     virtual void trace_close() = 0;
     // Verilator coverage (coverage.dat format); false without coverage.
     virtual bool coverage_write(const char* path) = 0;
-    // One QP context table entry: local and remote QP and the priority its
-    // packets leave on (blocks with s_qpctx_* or the pacer's s_prio_*);
-    // false if not taken.
-    virtual bool load_qp(uint64_t, uint64_t, uint64_t) { return false; }
+    // One QP context table entry: local and remote QP, the priority its
+    // packets leave on, and the responder's first expected PSN with its
+    // valid bit (blocks with s_qpctx_* or the pacer's s_prio_*); false if
+    // not taken.
+    virtual bool load_qp(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) { return false; }
 };
 
 // A model handle of the C ABI (an MrSim*) as its block's interface.
@@ -218,12 +219,14 @@ struct MrModel : Base {
 
     // One QP context table entry through s_qpctx_* (a port's other fields
     // set by the caller); false if never taken.
-    bool load_qp_port(uint64_t local, uint64_t remote) {
+    bool load_qp_port(uint64_t local, uint64_t remote, uint64_t psn_valid, uint64_t psn) {
         return offer_once(
             [&](bool valid) {
                 top->s_qpctx_valid = valid;
                 top->s_qpctx_local = local;
                 top->s_qpctx_remote = remote;
+                top->s_qpctx_psn_valid = psn_valid;
+                top->s_qpctx_psn = psn;
             },
             [&] { return top->s_qpctx_ready; });
     }

@@ -1,16 +1,19 @@
 //! Differential fuzzing of the congestion-notification block: random
 //! parameters within their ranges, random QP tables and random event streams
-//! (received data with and without CE, CNPs with extents in and out of
-//! range, sent bytes, gaps from nanoseconds to tens of milliseconds), golden
+//! (received data with and without CE, RC requests whose PSNs arrive in
+//! order, dropped, duplicated, reordered or far off, CNPs with extents in
+//! and out of range, sent bytes, gaps from nanoseconds to tens of
+//! milliseconds), golden
 //! model against RTL at both widths under random handshakes. Scenario *k* of
 //! seed *S* is a function of (S, k) alone, so one failing scenario re-runs
 //! with `metaroce fuzz --block cn --seed S --first K --scenarios 1`.
 
 use std::path::{Path, PathBuf};
 
-use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
+use metaroce_golden::responder::PSN_MASK;
 
 use crate::blocks::cn::{cosim_cn_stimulus, CnStimulus};
 use crate::dice::Dice;
@@ -66,10 +69,21 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     if dice.chance(30) {
         cc.rp_rate_reduce_monitor_period = dice.below(u64::from(cc.rp_time_reset) + 1) as u32;
     }
+    if dice.chance(70) {
+        cc.ack_mode = AckMode::Rocev2;
+        cc.ack_coalesce_pkts = if dice.chance(50) { 1 + dice.below(8) as u32 } else { 1 + dice.below(255) as u32 };
+        cc.ack_dscp = dice.below(64) as u32;
+        cc.ack_prio = dice.below(8) as u32;
+    }
     let mut qps = Vec::new();
-    for local in 0..12 {
-        if dice.chance(70) {
-            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32, priority: 0 });
+    // Each QP's next PSN as its requester would send it; near the 24-bit
+    // wrap for some.
+    let mut next_psn = [0u32; 14];
+    for (local, psn) in next_psn.iter_mut().enumerate() {
+        *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
+        if local < 12 && dice.chance(70) {
+            let rq_psn = dice.chance(30).then(|| (*psn + dice.below(3) as u32) & PSN_MASK);
+            qps.push(QpContext { local: local as u32, remote: dice.below(1 << 24) as u32, priority: 0, rq_psn });
         }
     }
     let nic = NicConfig { local_mac: None, qps, cc };
@@ -106,6 +120,13 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
                 ev.ip_dst = if ev.ipv6 { ip_b.to_be_bytes() } else { u128::from(b as u32).to_be_bytes() };
                 ev.udp_sport = dice.next() as u16;
                 ev.src_qp = dice.chance(10).then(|| dice.below(1 << 24) as u32);
+                ev.rc_req = dice.chance(70);
+                ev.psn = match next_psn.get_mut(qp as usize) {
+                    Some(next) => draw_psn(&mut dice, next),
+                    None => dice.below(1 << 24) as u32,
+                };
+                ev.ack_req = dice.chance(25);
+                ev.msg_end = ev.rc_req && dice.chance(40);
             }
             CnEventKind::RxCnp => ev.extent = dice.chance(60).then(|| dice.below(40_000) as u16),
             CnEventKind::TxData => ev.len = 60 + dice.below(9_000) as u32,
@@ -118,12 +139,28 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     CnScenario { setup, stimulus, width, handshake }
 }
 
+/// A request's PSN from its QP's requester at `next`: mostly the next one,
+/// else after a loss, a duplicate or reordered one, or one far off.
+fn draw_psn(dice: &mut Dice, next: &mut u32) -> u32 {
+    let psn = match dice.below(100) {
+        0..=69 => *next,
+        70..=79 => next.wrapping_add(1 + dice.below(4) as u32),
+        80..=94 => next.wrapping_sub(1 + dice.below(4) as u32),
+        _ => dice.below(1 << 24) as u32,
+    } & PSN_MASK;
+    // The requester goes on after what it sent (go-back-N restarts at the
+    // duplicate's successor).
+    *next = psn.wrapping_add(1) & PSN_MASK;
+    psn
+}
+
 /// What a fuzz run compared, and its first failure (report and repro).
 #[derive(Debug, Default)]
 pub struct CnFuzzOutcome {
     pub scenarios: u64,
     pub events: u64,
     pub cnps: u64,
+    pub acks: u64,
     pub rate_changes: u64,
     pub failure: Option<String>,
 }
@@ -144,6 +181,7 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         }
         let counts = run.cn.unwrap_or_default();
         outcome.cnps += counts.cnps;
+        outcome.acks += counts.acks;
         outcome.rate_changes += counts.rate_changes;
     }
     outcome
@@ -178,7 +216,8 @@ pub fn scenario_failure(
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
     print_scenarios("cn", plan, out, |seed, first, count| {
         let o = run_cn_fuzz(seed, first, count);
-        let counts = format!("{} events -> {} CNPs, {} rate changes", o.events, o.cnps, o.rate_changes);
+        let counts =
+            format!("{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes", o.events, o.cnps, o.acks, o.rate_changes);
         (o.scenarios, counts, o.failure)
     })
 }

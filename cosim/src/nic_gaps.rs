@@ -1,12 +1,14 @@
 //! What a NIC setup makes the CN block ignore without a word: CE-marked
 //! frames to local QPs with no QP context (no CNP can answer them), sent
 //! frames to remote QPs in no context (the reaction point never counts
-//! them), and a `local_mac` that no frame carries. Counted from the golden
+//! them), RC requests to local QPs with no context while the responder is
+//! on (no ACK answers them), and a `local_mac` that no frame carries. Counted from the golden
 //! side's parse records as a run reads them, and said once per capture.
 
 use std::path::{Path, PathBuf};
 
-use metaroce_golden::opcode::CNP;
+use metaroce_golden::cc_params::AckMode;
+use metaroce_golden::opcode::{rc_request, CNP};
 use metaroce_golden::{FrameClass, ParseRecord};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +34,10 @@ pub struct NicGaps {
     /// Sent frames to a remote QP in no context: no local QP is known, so
     /// the reaction point does not count them.
     pub sent_unknown_qp: UnknownQps,
+    /// Received RC requests to a local QP with no context while `ack_mode`
+    /// is on: no ACK or NAK answers them (`SPEC.md` §6.10).
+    #[serde(default)]
+    pub request_unknown_qp: UnknownQps,
 }
 
 /// Frames to QPs with no context, and the first few of those QPs.
@@ -97,8 +103,13 @@ impl NicGaps {
             if setup.nic.local_qp_of(qp).is_none() {
                 self.sent_unknown_qp.note(qp);
             }
-        } else if record.ecn == Some(3) && record.deth_src_qp.is_none() && !has_context(setup, qp) {
-            self.ce_unknown_qp.note(qp);
+        } else if !has_context(setup, qp) {
+            if record.ecn == Some(3) && record.deth_src_qp.is_none() {
+                self.ce_unknown_qp.note(qp);
+            }
+            if setup.nic.cc.ack_mode != AckMode::Off && rc_request(opcode) {
+                self.request_unknown_qp.note(qp);
+            }
         }
     }
 
@@ -110,7 +121,7 @@ impl NicGaps {
     /// Frames the setup leaves unanswered (0: nothing to say).
     pub fn ignored_frames(&self) -> u64 {
         let stray = if self.no_local_frames() { self.roce_frames } else { 0 };
-        self.ce_unknown_qp.frames + self.sent_unknown_qp.frames + stray
+        self.ce_unknown_qp.frames + self.sent_unknown_qp.frames + self.request_unknown_qp.frames + stray
     }
 
     /// The one-line warning for `capture`, or `None` when all is answered.
@@ -126,6 +137,7 @@ impl NicGaps {
         let unknown = [
             (&self.ce_unknown_qp, "CE-marked frame(s) to local", "get no CNP"),
             (&self.sent_unknown_qp, "sent frame(s) to remote", "are not counted"),
+            (&self.request_unknown_qp, "RC request(s) to local", "get no ACK or NAK"),
         ];
         for (qps, what, outcome) in unknown.into_iter().filter(|(qps, ..)| qps.frames > 0) {
             parts.push(format!("{} {what} QP(s) {} not in the NIC's QP table {outcome}", qps.frames, qps.list()));

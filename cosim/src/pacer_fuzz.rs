@@ -92,7 +92,7 @@ fn add_priorities(dice: &mut Dice, cn: &mut CnScenario) {
     let qps = &mut cn.setup.nic.qps;
     for local in 0..24 {
         if !qps.iter().any(|c| c.local == local) {
-            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32, priority: 0 });
+            qps.push(QpContext { local, remote: dice.below(1 << 24) as u32, priority: 0, rq_psn: None });
         }
     }
     for ctx in qps.iter_mut() {

@@ -1,6 +1,7 @@
 //! `metaroce replay`: what one model makes of a capture, in one pass over
-//! it. Parse records come frame by frame; the CN block's CNPs and rate
-//! changes and the pipeline's releases follow, merged in time order.
+//! it. Parse records come frame by frame; the CN block's frames (CNPs, ACKs
+//! and NAKs) and rate changes and the pipeline's releases follow, merged in
+//! time order.
 
 use std::collections::VecDeque;
 use std::io;
@@ -66,11 +67,11 @@ impl From<io::Error> for ReplayError {
 pub struct Replayed {
     /// Parse records handed to the sink.
     pub records: u64,
-    /// CNPs and rate changes, then releases, merged in time order (ties:
-    /// CNPs, rate changes, releases, each stream in its own order); `frame`
+    /// Frames sent and rate changes, then releases, merged in time order
+    /// (ties: frames, rate changes, releases, each in its own order); `frame`
     /// is the last frame at or before the transaction.
     pub transactions: Vec<Transaction>,
-    /// What the NIC transmits: the CNPs at their emit times and the sent
+    /// What the NIC transmits: the CNPs, ACKs and NAKs at their emit times and the sent
     /// frames at their release times (ns since the epoch), in time order.
     pub sent: Vec<(u64, Vec<u8>)>,
     /// What the NIC setup left unanswered (with the CN block or pipeline).
@@ -246,11 +247,11 @@ pub fn replay(
 /// What one model's CN block made of a capture.
 #[derive(Debug, Default)]
 pub struct CnReplay {
-    /// Every CNP and rate change in time order (ties: CNPs before rate
-    /// changes, each stream in its own order), `frame` being the last frame
-    /// at or before the transaction's tick.
+    /// Every frame sent (CNP, ACK, NAK) and rate change in time order (ties:
+    /// frames before rate changes, each in its own order), `frame` being
+    /// the last frame at or before the transaction's tick.
     pub transactions: Vec<Transaction>,
-    /// The CNPs as frames with their emit times (ns since the epoch).
+    /// The frames sent with their emit times (ns since the epoch).
     pub cnp_frames: Vec<(u64, Vec<u8>)>,
 }
 

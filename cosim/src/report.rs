@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use metaroce_golden::cc_params::FRACTION_ONE;
+use metaroce_golden::opcode::RC_ACK;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::reaction::RateChange;
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
@@ -57,6 +58,19 @@ pub enum CnRecord {
         /// The frame, hex.
         frame: String,
     },
+    /// An ACK or NAK of the responder (`SPEC.md` §6.10).
+    Ack {
+        tick: u64,
+        /// DestQP: the remote (requesting) QP.
+        dest_qp: Option<u32>,
+        psn: Option<u32>,
+        /// AETH syndrome: 0x1F ACK, 0x60 NAK (PSN sequence error).
+        syndrome: Option<u8>,
+        msn: Option<u32>,
+        len: usize,
+        /// The frame, hex.
+        frame: String,
+    },
     Rate {
         qp: u32,
         tick: u64,
@@ -84,13 +98,25 @@ fn fraction(q15: u16) -> f64 {
 }
 
 impl CnRecord {
-    /// A CNP as seen on the wire: what it says is read back from its bytes.
-    pub fn cnp(tick: u64, frame: &[u8]) -> Self {
+    /// A frame of the CN block's output, a CNP or (BTH opcode 0x11) an ACK
+    /// or NAK, as seen on the wire: what it says is read back from its bytes.
+    pub fn sent_frame(tick: u64, frame: &[u8]) -> Self {
         let parsed = parse_frame(frame, false, &ParserConfig::default());
         let hex = frame.iter().fold(String::with_capacity(2 * frame.len()), |mut s, b| {
             write!(s, "{b:02x}").unwrap();
             s
         });
+        if parsed.opcode == Some(RC_ACK) {
+            return CnRecord::Ack {
+                tick,
+                dest_qp: parsed.dest_qp,
+                psn: parsed.psn,
+                syndrome: parsed.aeth_syndrome,
+                msn: parsed.aeth_msn,
+                len: frame.len(),
+                frame: hex,
+            };
+        }
         CnRecord::Cnp {
             tick,
             dest_qp: parsed.dest_qp,
@@ -98,6 +124,11 @@ impl CnRecord {
             len: frame.len(),
             frame: hex,
         }
+    }
+
+    /// An ACK or NAK (else a CNP, a rate change or a release).
+    pub fn is_ack(&self) -> bool {
+        matches!(self, CnRecord::Ack { .. })
     }
 
     pub fn rate(change: &RateChange) -> Self {
@@ -119,7 +150,10 @@ impl CnRecord {
 
     pub fn tick(&self) -> u64 {
         match self {
-            CnRecord::Cnp { tick, .. } | CnRecord::Rate { tick, .. } | CnRecord::Release { tick, .. } => *tick,
+            CnRecord::Cnp { tick, .. }
+            | CnRecord::Ack { tick, .. }
+            | CnRecord::Rate { tick, .. }
+            | CnRecord::Release { tick, .. } => *tick,
         }
     }
 }

@@ -37,6 +37,10 @@ struct RawEvent {
     src_qp: u64,
     extent_valid: u64,
     extent: u64,
+    psn: u64,
+    ack_req: u64,
+    rc_req: u64,
+    msg_end: u64,
 }
 
 /// `MR_CN_CNP_MAX` of `csrc/cn_abi.h`.
@@ -245,5 +249,9 @@ fn raw_event(e: &CnEvent) -> RawEvent {
         src_qp: e.src_qp.unwrap_or(0).into(),
         extent_valid: e.extent.is_some().into(),
         extent: e.extent.unwrap_or(0).into(),
+        psn: e.psn.into(),
+        ack_req: e.ack_req.into(),
+        rc_req: e.rc_req.into(),
+        msg_end: e.msg_end.into(),
     }
 }

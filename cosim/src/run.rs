@@ -197,6 +197,8 @@ pub struct CaptureRun {
 pub struct RunCounts {
     pub events: u64,
     pub cnps: u64,
+    /// The responder's ACKs and NAKs.
+    pub acks: u64,
     /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
     /// Pacer releases and drops.
@@ -205,7 +207,18 @@ pub struct RunCounts {
 
 impl RunCounts {
     pub fn new(events: usize, cnps: usize, rates: usize, releases: usize) -> Self {
-        RunCounts { events: events as u64, cnps: cnps as u64, rate_changes: rates as u64, releases: releases as u64 }
+        RunCounts {
+            events: events as u64,
+            cnps: cnps as u64,
+            acks: 0,
+            rate_changes: rates as u64,
+            releases: releases as u64,
+        }
+    }
+
+    /// The counts with the responder's ACKs and NAKs.
+    pub fn acks(self, acks: usize) -> Self {
+        RunCounts { acks: acks as u64, ..self }
     }
 }
 

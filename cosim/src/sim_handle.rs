@@ -16,7 +16,7 @@ extern "C" {
     fn mr_sim_trace_open(sim: *mut c_void, path: *const c_char, from: u64, to: u64) -> bool;
     fn mr_sim_trace_close(sim: *mut c_void);
     fn mr_sim_coverage_write(sim: *mut c_void, path: *const c_char) -> bool;
-    fn mr_sim_load_qp(sim: *mut c_void, local: u64, remote: u64, priority: u64) -> bool;
+    fn mr_sim_load_qp(sim: *mut c_void, local: u64, remote: u64, priority: u64, psn_valid: u64, psn: u64) -> bool;
 }
 
 /// A live model; freed on drop.
@@ -79,7 +79,11 @@ impl SimHandle {
     pub fn load_qp_table(&mut self, nic: &NicConfig) -> Result<(), String> {
         for ctx in &nic.qps {
             // SAFETY: `sim` is live.
-            if !unsafe { mr_sim_load_qp(self.ptr(), ctx.local.into(), ctx.remote.into(), ctx.priority.into()) } {
+            let (psn_valid, psn) = (u64::from(ctx.rq_psn.is_some()), u64::from(ctx.rq_psn.unwrap_or(0)));
+            // SAFETY: `sim` is live.
+            if !unsafe {
+                mr_sim_load_qp(self.ptr(), ctx.local.into(), ctx.remote.into(), ctx.priority.into(), psn_valid, psn)
+            } {
                 return Err(format!("the {} did not take QP context {} -> {}", self.what, ctx.local, ctx.remote));
             }
         }

@@ -1,7 +1,8 @@
 //! The congestion-notification block: cosim on every capture at both
 //! widths under random handshakes, the harness catching a wrong RTL, CNPs
-//! written as a capture that tshark decodes, the 20-second capture, the
-//! catch-up after 10 idle seconds, and bad parameters refused.
+//! written as a capture that tshark decodes, the responder's go-back-N
+//! answers, the 20-second capture, the catch-up after 10 idle seconds, and
+//! bad parameters refused.
 
 mod common;
 
@@ -23,7 +24,7 @@ use metaroce_golden::{parse_frame, FrameClass, ParserConfig};
 #[test]
 fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes() {
     let seed = common::seed("cn regression");
-    let (mut failures, mut cnps, mut rates) = (Vec::new(), 0, 0);
+    let (mut failures, mut cnps, mut acks, mut rates) = (Vec::new(), 0, 0, 0);
     for capture in common::captures() {
         let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
         for width in DATA_WIDTHS {
@@ -32,12 +33,63 @@ fn every_capture_matches_in_the_cn_block_at_every_width_under_random_handshakes(
             if common::matched(&run, capture.display(), &mut failures) {
                 let counts = run.cn.unwrap();
                 cnps += counts.cnps;
+                acks += counts.acks;
                 rates += counts.rate_changes;
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(cnps > 200 && rates > 500, "too little compared: {cnps} CNPs, {rates} rate changes");
+    assert!(cnps > 200 && acks >= 30 && rates > 500, "too little compared: {cnps} CNPs, {acks} ACKs, {rates} rates");
+}
+
+/// The ACKs and NAKs of `cn/rc_go_back_n.pcap` as SPEC.md §6.10 gives them,
+/// worked out by hand from the capture's story (catalog/responder.rs).
+#[test]
+fn the_responder_answers_losses_reorders_and_duplicates_as_go_back_n() {
+    const ACK: u8 = 0x1F;
+    const NAK: u8 = 0x60;
+    let (capture, setup) = common::capture_setup("cn/rc_go_back_n.pcap");
+    for rtl_width in [None, Some(64)] {
+        let replay = replay_cn(&capture, rtl_width, &setup, &ParserConfig::default()).unwrap();
+        let mut answers: Vec<(u32, u32, u8, u32)> = replay
+            .transactions
+            .iter()
+            .filter_map(|t| match &t.record {
+                Record::Cn(CnRecord::Ack { dest_qp, psn, syndrome, msn, .. }) => {
+                    Some((dest_qp.unwrap(), psn.unwrap(), syndrome.unwrap(), msn.unwrap()))
+                }
+                _ => None,
+            })
+            .collect();
+        // Each QP's answers in order (the sort is stable).
+        answers.sort_by_key(|a| a.0);
+        let expected = [
+            // QP 0x20: a message; 105 lost (one NAK, 107 unanswered); go-back-N; a message.
+            (0x520, 103, ACK, 1),
+            (0x520, 105, NAK, 1),
+            (0x520, 107, ACK, 2),
+            (0x520, 111, ACK, 3),
+            // QP 0x21 from rq_psn 0xFFFFFE through the wrap; 0 and 1 again
+            // after a lost ACK (each re-ACKed), then 2.
+            (0x521, 0xFF_FFFF, ACK, 2),
+            (0x521, 1, ACK, 4),
+            (0x521, 1, ACK, 4),
+            (0x521, 1, ACK, 4),
+            (0x521, 2, ACK, 5),
+            // QP 0x22: no AckReq, one ACK per 16 packets.
+            (0x522, 7015, ACK, 16),
+            (0x522, 7031, ACK, 32),
+            // QP 0x23: 52 before 51 (a NAK), 51, the READ request
+            // unanswered, 52 again.
+            (0x523, 50, ACK, 1),
+            (0x523, 51, NAK, 1),
+            (0x523, 51, ACK, 2),
+            (0x523, 52, ACK, 3),
+        ];
+        assert_eq!(answers, expected, "width {rtl_width:?}");
+        let cnps = replay.transactions.iter().filter(|t| matches!(t.record, Record::Cn(CnRecord::Cnp { .. }))).count();
+        assert_eq!(cnps, 2, "width {rtl_width:?}: the CE marks at 105 and 109");
+    }
 }
 
 #[test]

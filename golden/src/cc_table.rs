@@ -280,4 +280,44 @@ pub const CC_PARAMS: &[CcParam] = &[
         registers: &[reg("start_byte_time", 40, ByteTime)],
         ..num("pacer_start_rate", "Mb/s", 0, Num(0), Param("line_rate_mbps"))
     },
+    CcParam {
+        choices: Some((
+            "AckMode",
+            &[
+                ("Off", "off", "No responder: received requests are neither acknowledged nor NAKed."),
+                (
+                    "Rocev2",
+                    "rocev2",
+                    "RoCEv2 go-back-N (IBTA; Linux rxe): ACK on AckReq or every `ack_coalesce_pkts` packets, one \
+                     NAK on the first gap, duplicates re-ACKed.",
+                ),
+            ],
+        )),
+        source: "SPEC.md §6.10; off keeps the checked-in captures' outputs",
+        doc: "Which acknowledgments the responder sends for received RC requests.",
+        registers: &[reg("ack_mode", 2, Same)],
+        omit_default: true,
+        ..num("ack_mode", "", 0, Num(0), Num(1))
+    },
+    CcParam {
+        source: "Linux rxe: the requester sets AckReq every RXE_MAX_PKT_PER_ACK = 64 packets (rxe_req.c)",
+        doc: "The responder acknowledges at least every this many in-order packets, AckReq or not.",
+        registers: &[reg("ack_coalesce_pkts", 8, Same)],
+        omit_default: true,
+        ..num("ack_coalesce_pkts", "packets", 64, Num(1), Num(255))
+    },
+    CcParam {
+        source: "NVIDIA lossless RoCE configuration: RoCE traffic on DSCP 26, priority 3 (CNPs 48 and 6)",
+        doc: "DSCP of the ACKs and NAKs sent (the data's class).",
+        registers: &[reg("ack_dscp", 6, Same)],
+        omit_default: true,
+        ..num("ack_dscp", "", 26, Num(0), Num(63))
+    },
+    CcParam {
+        source: "NVIDIA lossless RoCE configuration: RoCE traffic on DSCP 26, priority 3 (CNPs 48 and 6)",
+        doc: "802.1p priority of ACKs and NAKs sent on a VLAN.",
+        registers: &[reg("ack_pcp", 3, Same)],
+        omit_default: true,
+        ..num("ack_prio", "", 3, Num(0), Num(7))
+    },
 ];

@@ -3,7 +3,7 @@
 //! parsed frame becomes one under the NIC's addressing.
 
 use crate::cc_params::CcParams;
-use crate::opcode::CNP;
+use crate::opcode::{message_end, rc_request, CNP};
 use crate::record::{FrameClass, MacAddr, ParseRecord};
 use std::net::IpAddr;
 
@@ -48,6 +48,15 @@ pub struct CnEvent {
     pub src_qp: Option<u32>,
     /// The MetaRoCE CE extent (Q1.15) of a tagged CNP (RxCnp).
     pub extent: Option<u16>,
+    /// BTH PSN (RxData).
+    pub psn: u32,
+    /// BTH AckReq (RxData).
+    pub ack_req: bool,
+    /// An RC SEND or RDMA WRITE request (RxData): the responder's input
+    /// (`SPEC.md` §6.10).
+    pub rc_req: bool,
+    /// The last or only packet of a message (RxData, `rc_req`).
+    pub msg_end: bool,
 }
 
 impl CnEvent {
@@ -68,6 +77,10 @@ impl CnEvent {
             udp_sport: 0,
             src_qp: None,
             extent: None,
+            psn: 0,
+            ack_req: false,
+            rc_req: false,
+            msg_end: false,
         }
     }
 }
@@ -97,6 +110,10 @@ pub struct QpContext {
     /// absent.
     #[serde(default, skip_serializing_if = "is_default_priority")]
     pub priority: u8,
+    /// The PSN the responder expects first (ibverbs' `rq_psn` at RTR,
+    /// `SPEC.md` §6.10); absent, it takes the first request's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rq_psn: Option<u32>,
 }
 
 fn is_default_priority(priority: &u8) -> bool {
@@ -169,5 +186,9 @@ pub fn classify(record: &ParseRecord, time: u64, local_mac: Option<[u8; 6]>, nic
     event.ip_dst = ip_bytes(record.ip_dst?);
     event.udp_sport = record.udp_sport?;
     event.src_qp = record.deth_src_qp;
+    event.psn = record.psn?;
+    event.ack_req = record.ack_req == Some(1);
+    event.rc_req = rc_request(opcode);
+    event.msg_end = event.rc_req && message_end(opcode);
     Some(event)
 }

@@ -11,6 +11,8 @@
 //!   [`cc_params`] (parameters and their fixed point, from the register
 //!   table [`cc_table`]), [`cc_presets`] (the paper's, ns-3's and mlx5's
 //!   defaults).
+//! * [`responder`]: the RC responder's ACKs and NAKs (go-back-N), beside
+//!   the notification point.
 //! * [`pacer`]: per-QP pacing in a timing wheel.
 //! * [`pipeline`]: the whole top, parser to pacer.
 
@@ -28,6 +30,7 @@ pub mod parser;
 pub mod pipeline;
 pub mod reaction;
 pub mod record;
+pub mod responder;
 pub mod wire;
 
 pub use parser::{parse_frame, ParserConfig};

@@ -10,7 +10,7 @@ use crate::wire::{
     ROCE_V2_UDP_PORT,
 };
 
-/// TTL / hop limit of CNPs sent.
+/// TTL / hop limit of CNPs (and of the responder's ACKs) sent.
 pub const CNP_TTL: u8 = 64;
 
 /// One CNP sent: the frame (no FCS) and its emit tick.
@@ -104,9 +104,21 @@ impl NotificationPoint {
 /// The CNP answering `ev`: addresses swapped, one 802.1Q tag when the data
 /// packet had any, DSCP and priority from the registers, valid ICRC.
 pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegisters) -> Vec<u8> {
+    let reserved = CnpRepr { extent, share: None }.to_bytes();
+    let bth = BthRepr { opcode: CNP, pkey: 0xFFFF, becn: true, dest_qp, ..BthRepr::default() };
+    reply_frame(ev, regs.cnp_dscp, regs.cnp_pcp, &bth, &reserved)
+}
+
+/// A frame answering the received data packet `ev` (a CNP, §6.3; an ACK or
+/// a NAK, §6.10): the data packet's MACs, IP addresses swapped; one 802.1Q
+/// tag (priority `pcp`, the data packet's outer VID) when it had any; IPv4
+/// (DF, TTL 64) or IPv6 (hop limit 64) as it, with DSCP `dscp`; UDP from
+/// its source port to 4791; then `bth`, the extension header bytes `ext`
+/// and the ICRC.
+pub fn reply_frame(ev: &CnEvent, dscp: u8, pcp: u8, bth: &BthRepr, ext: &[u8]) -> Vec<u8> {
     let ip = if ev.ipv6 {
         IpRepr::V6(Ipv6Repr {
-            dscp: regs.cnp_dscp,
+            dscp,
             next_header: ip_proto::UDP,
             hop_limit: CNP_TTL,
             src_addr: ev.ip_dst,
@@ -115,7 +127,7 @@ pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegis
         })
     } else {
         IpRepr::V4(Ipv4Repr {
-            dscp: regs.cnp_dscp,
+            dscp,
             dont_frag: true,
             ttl: CNP_TTL,
             protocol: ip_proto::UDP,
@@ -124,9 +136,8 @@ pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegis
             ..Ipv4Repr::default()
         })
     };
-    let tag = ev.vlan_id.map(|vid| VlanRepr { pcp: regs.cnp_pcp, dei: false, vid, ethertype: ip.ethertype() });
+    let tag = ev.vlan_id.map(|vid| VlanRepr { pcp, dei: false, vid, ethertype: ip.ethertype() });
     let first_type = if tag.is_some() { ethertype::VLAN_CTAG } else { ip.ethertype() };
-    let reserved = CnpRepr { extent, share: None }.to_bytes();
     RoceRepr {
         headers: UdpFrameRepr {
             ethernet: EthernetRepr { dst_addr: ev.eth_src, src_addr: ev.eth_dst, ethertype: first_type },
@@ -134,8 +145,8 @@ pub fn cnp_frame(ev: &CnEvent, dest_qp: u32, extent: Option<u16>, regs: &CcRegis
             ip,
             udp: UdpRepr { src_port: ev.udp_sport, dst_port: ROCE_V2_UDP_PORT, ..UdpRepr::default() },
         },
-        bth: BthRepr { opcode: CNP, pkey: 0xFFFF, becn: true, dest_qp, ..BthRepr::default() },
-        ext: &reserved,
+        bth: *bth,
+        ext,
         payload: &[],
     }
     .emit()

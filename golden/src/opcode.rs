@@ -29,6 +29,23 @@ pub const CNP_RESERVED_LEN: usize = 16;
 
 /// The CNP opcode of RoCEv2 (transport 100, operation 00001).
 pub const CNP: u8 = 0x81;
+/// RC ACKNOWLEDGE: BTH and AETH, the responder's ACKs and NAKs.
+pub const RC_ACK: u8 = 0x11;
+
+/// An RC SEND or RDMA WRITE request, the responder's input (`SPEC.md`
+/// §6.10): SEND FIRST..ONLY with immediate (0x00-0x05), WRITE FIRST..ONLY
+/// with immediate (0x06-0x0B), SEND LAST/ONLY with invalidate (0x16, 0x17).
+/// READ requests and atomics (0x0C, 0x13, 0x14) are answered with data,
+/// which the pipeline does not hold.
+pub fn rc_request(opcode: u8) -> bool {
+    matches!(opcode, 0x00..=0x0B | 0x16 | 0x17)
+}
+
+/// The last or only packet of an RC SEND or WRITE message: the responder's
+/// message sequence number counts it.
+pub fn message_end(opcode: u8) -> bool {
+    matches!(opcode, 0x02..=0x05 | 0x08..=0x0B | 0x16 | 0x17)
+}
 
 impl ExtHeaders {
     /// Total length in bytes of the extension headers.

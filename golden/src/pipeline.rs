@@ -4,20 +4,18 @@
 //! in the order it was made.
 
 use crate::cc_params::CcRegisters;
-use crate::cn::CongestionNotifier;
+use crate::cn::{CnOutputs, CongestionNotifier};
 use crate::cn_event::{classify, CnEvent, CnEventKind, NicConfig};
-use crate::notify::CnpSent;
 use crate::pacer::{Pacer, PacerCommand, PacerGeometry, PauseCommand, Release};
 use crate::parser::{parse_frame, ParserConfig};
-use crate::reaction::RateChange;
 use crate::record::ParseRecord;
 
-/// Everything the top hands out, each stream in its own order.
+/// Everything the top hands out, each stream in its own order: the CN
+/// block's (`cn.rates` are the reaction point's transactions, as the pacer
+/// takes them) and the pacer's releases.
 #[derive(Debug, Clone, Default)]
 pub struct PipelineOutputs {
-    pub cnps: Vec<CnpSent>,
-    /// The reaction point's transactions, as the pacer takes them.
-    pub rates: Vec<RateChange>,
+    pub cn: CnOutputs,
     pub releases: Vec<Release>,
 }
 
@@ -59,9 +57,9 @@ impl Pipeline {
             return None;
         }
         let event = classify(record, tick, self.local_mac, &self.nic)?;
-        let first = out.rates.len();
-        self.cn.process(&event, &mut out.cnps, &mut out.rates);
-        for change in &out.rates[first..] {
+        let first = out.cn.rates.len();
+        self.cn.process(&event, &mut out.cn);
+        for change in &out.cn.rates[first..] {
             self.pacer.command(&PacerCommand::from_rate_change(change), &mut out.releases);
         }
         Some(event)
@@ -124,7 +122,7 @@ mod tests {
         let regs = CcParams::default().registers().unwrap();
         let mut nic = NicConfig {
             local_mac: None,
-            qps: vec![QpContext { local: 1, remote: 2, priority: 7 }],
+            qps: vec![QpContext { local: 1, remote: 2, priority: 7, rq_psn: None }],
             cc: CcParams::default(),
         };
         assert!(Pipeline::new(&nic, &regs, ParserConfig::default()).is_ok());

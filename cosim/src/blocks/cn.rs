@@ -1,18 +1,19 @@
 //! The congestion-notification block (`SPEC.md` §6): a capture's frames
 //! become events, the golden model and the Verilated `roce_cn` take the
-//! same events, and their CNPs and rate changes are compared in order, each
-//! stream on its own.
+//! same events, and their CNPs, ACKs and NAKs, and rate changes are compared
+//! in order, each stream on its own.
 
 use std::path::Path;
 use std::time::Instant;
 
 use metaroce_golden::cc_params::CcRegisters;
-use metaroce_golden::cn::TimeBase;
+use metaroce_golden::cn::{CnOutputs as GoldenOutputs, TimeBase};
 use metaroce_golden::cn_event::{classify, CnEvent};
 use metaroce_golden::notify::CnpSent;
 use metaroce_golden::pacer::PacerCommand;
 use metaroce_golden::pipeline::received_pause;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
+use metaroce_golden::responder::AckSent;
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
 use crate::capture::{CaptureError, CaptureReader, Frame};
@@ -31,10 +32,13 @@ pub struct Cn;
 
 const CNP_STREAM: usize = 0;
 const RATE_STREAM: usize = 1;
-const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate"];
+/// The responder's ACKs and NAKs, which leave on the CNPs' output.
+const ACK_STREAM: usize = 2;
+const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate", "cn.ack"];
 
-const INFO: BlockInfo =
-    BlockInfo::new("cn", CN_STREAMS).about("Congestion notification: CNPs and per-QP rates").replays(ReplayParts::CN);
+const INFO: BlockInfo = BlockInfo::new("cn", CN_STREAMS)
+    .about("Congestion notification: CNPs, ACKs and NAKs, and per-QP rates")
+    .replays(ReplayParts::CN);
 
 impl Block for Cn {
     fn info(&self) -> &'static BlockInfo {
@@ -46,25 +50,28 @@ impl Block for Cn {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} rate change(s)",
-            run.frames_read, cn.events, cn.cnps, cn.rate_changes
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes
         )
     }
 }
 
-/// The CN outputs of a model, CNPs to stream 0 and rate changes to 1.
+/// The CN outputs of a model: its frames to the CNP or the ACK stream by
+/// their opcode, rate changes to theirs.
 pub fn check_cn(
     compare: &mut StreamComparator,
     time: &TimeBase,
-    cnps: Vec<RtlCnp>,
+    frames: Vec<RtlCnp>,
     rates: Vec<RtlRate>,
 ) -> Result<(), Ending> {
-    for cnp in cnps {
-        let record = match cnp.fault() {
+    for sent in frames {
+        let record = CnRecord::sent_frame(sent.tick, sent.frame());
+        let stream = if record.is_ack() { ACK_STREAM } else { CNP_STREAM };
+        let record = match sent.fault() {
             Some(fault) => Err(fault),
-            None => Ok(Record::Cn(CnRecord::cnp(cnp.tick, cnp.frame()))),
+            None => Ok(Record::Cn(record)),
         };
-        compare.check(CNP_STREAM, record, Some(time.time_ns(cnp.tick)), cnp.cycle)?;
+        compare.check(stream, record, Some(time.time_ns(sent.tick)), sent.cycle)?;
     }
     for rate in rates {
         let change = rate.to_change();
@@ -167,36 +174,48 @@ pub fn read_stimulus(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Par
 #[derive(Debug, Default)]
 pub struct GoldenCn {
     pub cnps: Vec<(u64, CnpSent)>,
+    pub acks: Vec<(u64, AckSent)>,
     pub rates: Vec<(u64, RateChange)>,
+}
+
+impl GoldenCn {
+    /// Takes the block's outputs, each with `frame`, the frame whose event
+    /// produced it.
+    pub fn collect(&mut self, out: &mut GoldenOutputs, frame: u64) {
+        self.cnps.extend(out.cnps.drain(..).map(|c| (frame, c)));
+        self.acks.extend(out.acks.drain(..).map(|a| (frame, a)));
+        self.rates.extend(out.rates.drain(..).map(|r| (frame, r)));
+    }
 }
 
 pub fn run_golden(setup: &CnSetup, stimulus: &CnStimulus) -> GoldenCn {
     let mut cn = setup.golden();
-    let (mut cnps, mut rates) = (Vec::new(), Vec::new());
+    let mut outputs = GoldenOutputs::default();
     let mut out = GoldenCn::default();
     for input in &stimulus.inputs {
-        cn.process(&input.event, &mut cnps, &mut rates);
-        out.cnps.extend(cnps.drain(..).map(|c| (input.frame, c)));
-        out.rates.extend(rates.drain(..).map(|r| (input.frame, r)));
+        cn.process(&input.event, &mut outputs);
+        out.collect(&mut outputs, input.frame);
     }
     out
 }
 
-/// The golden CN outputs as the two expected streams.
+/// The golden CN outputs as the expected streams, in `CN_STREAMS` order.
 pub fn golden_cn_streams(time: &TimeBase, golden: &GoldenCn) -> Vec<Vec<Transaction>> {
     vec![
-        golden.cnps.iter().map(|(f, c)| golden_cnp(time, *f, c)).collect(),
+        golden.cnps.iter().map(|(f, c)| golden_frame(time, *f, c.time, &c.frame)).collect(),
         golden.rates.iter().map(|(f, r)| golden_rate(time, *f, r)).collect(),
+        golden.acks.iter().map(|(f, a)| golden_frame(time, *f, a.time, &a.frame)).collect(),
     ]
 }
 
-/// A golden CN output as a transaction; `frame` is the producing frame.
-fn golden_cnp(time: &TimeBase, frame: u64, cnp: &CnpSent) -> Transaction {
+/// A golden frame sent at `tick` as a transaction; `frame` is the producing
+/// frame.
+fn golden_frame(time: &TimeBase, frame: u64, tick: u64, bytes: &[u8]) -> Transaction {
     Transaction {
         frame,
-        time_ns: time.time_ns(cnp.time),
+        time_ns: time.time_ns(tick),
         cycle: None,
-        record: Record::Cn(CnRecord::cnp(cnp.time, &cnp.frame)),
+        record: Record::Cn(CnRecord::sent_frame(tick, bytes)),
     }
 }
 
@@ -280,7 +299,8 @@ pub fn cosim_cn_stimulus(
     let golden = run_golden(setup, &stimulus);
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
-    run.cn = Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0));
+    run.cn =
+        Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0).acks(golden.acks.len()));
     run.nic_gaps = stimulus.gaps.clone();
     let repro = cn_repro(capture, options, setup, &Cn);
     let expected = golden_cn_streams(&stimulus.time, &golden);
@@ -330,19 +350,23 @@ impl BatchModel for RtlCn {
     }
 }
 
-/// A CN block's CNPs (each a frame at its tick) and rate transactions.
+/// A CN block's frames (CNPs, ACKs and NAKs, each at its tick) and rate
+/// transactions.
 pub type CnOutputs = (Vec<(u64, Vec<u8>)>, Vec<RateChange>);
 
-/// The CNPs and rate transactions of the golden CN block.
+/// The frames and rate transactions of the golden CN block: CNPs and ACKs
+/// by tick, a CNP first at equal ticks (as the RTL's arbiter, SPEC.md
+/// §6.10).
 pub fn golden_outputs(setup: &CnSetup, stimulus: &CnStimulus) -> CnOutputs {
     let golden = run_golden(setup, stimulus);
-    (
-        golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect(),
-        golden.rates.into_iter().map(|(_, r)| r).collect(),
-    )
+    let mut frames: Vec<(u64, Vec<u8>)> = golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect();
+    frames.extend(golden.acks.into_iter().map(|(_, a)| (a.time, a.frame)));
+    // Stable: CNPs stay before ACKs of their tick, each in its order.
+    frames.sort_by_key(|(tick, _)| *tick);
+    (frames, golden.rates.into_iter().map(|(_, r)| r).collect())
 }
 
-/// The CNPs (at their ticks) and rate transactions of the RTL CN block at
+/// The frames (at their ticks) and rate transactions of the RTL CN block at
 /// `width` on the stimulus's events.
 pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result<CnOutputs, String> {
     let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
@@ -354,7 +378,7 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
     let mut cnps = Vec::new();
     for cnp in &rtl.cnps {
         if let Some(fault) = cnp.fault() {
-            return Err(format!("RTL CNP output: {fault}"));
+            return Err(format!("RTL frame output: {fault}"));
         }
         cnps.push((cnp.tick, cnp.frame().to_vec()));
     }
@@ -362,13 +386,13 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
     Ok((cnps, rates))
 }
 
-/// CNPs and rate changes as transactions, CNPs first, each with the last
-/// frame at or before its tick; and the CNPs as frames at their emit times
+/// Frames sent and rate changes as transactions, frames first, each with
+/// the last frame at or before its tick; and the frames at their emit times
 /// (ns since the epoch).
 pub fn cn_replay(stimulus: &CnStimulus, (cnps, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
     let transactions = cnps
         .iter()
-        .map(|(tick, frame)| CnRecord::cnp(*tick, frame))
+        .map(|(tick, frame)| CnRecord::sent_frame(*tick, frame))
         .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
         .map(|record| {
             let tick = record.tick();

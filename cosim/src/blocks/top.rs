@@ -29,11 +29,12 @@ use crate::sim_handle::SimStop;
 /// The pipeline top in the block table.
 pub struct Top;
 
-const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.release"];
-const RELEASE_STREAM: usize = 2;
+/// The CN block's streams (`blocks::cn`, in its order), then the releases.
+const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.ack", "top.release"];
+const RELEASE_STREAM: usize = 3;
 
 const INFO: BlockInfo = BlockInfo::new("top", TOP_STREAMS)
-    .about("The pipeline top: CNPs, rate transactions and releases")
+    .about("The pipeline top: CNPs, ACKs and NAKs, rate transactions and releases")
     .without_coverage_build()
     .replays(ReplayParts::TOP);
 
@@ -47,8 +48,8 @@ impl Block for Top {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} rate transaction(s), {} release(s)",
-            run.frames_read, cn.events, cn.cnps, cn.rate_changes, cn.releases
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} release(s)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.releases
         )
     }
 }
@@ -78,8 +79,7 @@ pub struct TopStimulus {
     pub frames: Vec<TopFrame>,
     /// The golden outputs, each with the frame that produced it (the
     /// flush's with the last frame).
-    pub cnps: Vec<(u64, metaroce_golden::notify::CnpSent)>,
-    pub rates: Vec<(u64, metaroce_golden::reaction::RateChange)>,
+    pub cn: GoldenCn,
     pub releases: Vec<(u64, Release)>,
     pub events: usize,
     pub error: Option<CaptureError>,
@@ -147,8 +147,7 @@ pub fn golden_top(source: &mut dyn FrameSource, setup: &CnSetup, parser: &Parser
 }
 
 fn collect(top: &mut TopStimulus, out: &mut PipelineOutputs, frame: u64) {
-    top.cnps.extend(out.cnps.drain(..).map(|c| (frame, c)));
-    top.rates.extend(out.rates.drain(..).map(|r| (frame, r)));
+    top.cn.collect(&mut out.cn, frame);
     top.releases.extend(out.releases.drain(..).map(|r| (frame, r)));
 }
 
@@ -171,10 +170,10 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     };
     let clock = Instant::now();
     run.frames_read = top.frames.len() as u64;
-    run.cn = Some(RunCounts::new(top.events, top.cnps.len(), top.rates.len(), top.releases.len()));
+    let cn = &top.cn;
+    run.cn = Some(RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len()).acks(cn.acks.len()));
     run.nic_gaps = top.gaps.clone();
-    let golden = GoldenCn { cnps: top.cnps.clone(), rates: top.rates.clone() };
-    let mut expected = golden_cn_streams(&top.time, &golden);
+    let mut expected = golden_cn_streams(&top.time, cn);
     expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());
     let repro = cn_repro(capture, options, setup, &Top);
     let mut compare = StreamComparator::new(capture, options, Box::new(move |_| repro.clone()), TOP_STREAMS, expected);

@@ -109,7 +109,7 @@ fn red_mark(queue: u64, n: u64, salt: u64) -> u8 {
 fn nic(local: u8, qps: &[(u32, u32)], cc: CcParams) -> NicConfig {
     NicConfig {
         local_mac: Some(MacAddr(host_mac(local)).to_string()),
-        qps: qps.iter().map(|&(local, remote)| QpContext { local, remote, priority: 0 }).collect(),
+        qps: qps.iter().map(|&(local, remote)| QpContext { local, remote, priority: 0, rq_psn: None }).collect(),
         cc,
     }
 }

@@ -1,7 +1,8 @@
 //! The regression catalog: every capture under `pcaps/` that `metaroce
 //! gen` writes, with what each frame must classify as (`SPEC.md` §5).
 //! Valid captures are in [`parser`], one capture per error class in
-//! [`errors`], the congestion-notification captures in [`cn`].
+//! [`errors`], the congestion-notification captures in [`cn`], the
+//! responder's in [`responder`].
 //!
 //! Error captures start from a valid frame and break exactly one thing,
 //! keeping every other length and checksum right so that the intended
@@ -11,6 +12,7 @@ mod cn;
 mod entry;
 mod errors;
 mod parser;
+mod responder;
 
 use std::fs;
 use std::io;
@@ -26,6 +28,7 @@ pub fn all_captures() -> Vec<Capture> {
     let mut captures = parser::captures();
     captures.extend(errors::captures());
     captures.extend(cn::captures());
+    captures.extend(responder::captures());
     captures
 }
 

@@ -31,11 +31,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Which blocks' transactions to print: parse records, then the CNPs,
-    /// rate changes and releases in time order (top: CNPs, rates, releases).
+    /// ACKs and NAKs, rate changes and releases in time order (top: frames
+    /// sent, rates, releases).
     #[arg(long, default_value = "all", value_parser = block_choice())]
     block: BlockChoice,
-    /// Write what the NIC transmits as a pcap: the CNPs at their emit times
-    /// (cn) and the sent frames at their release times (pacer), by --block.
+    /// Write what the NIC transmits as a pcap: the CNPs, ACKs and NAKs at
+    /// their emit times (cn) and the sent frames at their release times
+    /// (pacer), by --block.
     #[arg(long, value_name = "FILE")]
     out_pcap: Option<PathBuf>,
     #[command(flatten)]
@@ -57,7 +59,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     };
     let parts = args.block.blocks().iter().fold(ReplayParts::default(), |parts, b| parts.union(b.replays()));
     if args.out_pcap.is_some() && !parts.cn && !parts.pacer {
-        bail!("--out-pcap writes what the NIC transmits (CNPs, paced frames); drop --block parser");
+        bail!("--out-pcap writes what the NIC transmits (CNPs, ACKs and NAKs, paced frames); drop --block parser");
     }
     // Refuse a bad NIC file or parameter before any output.
     let setup = if parts.cn || parts.pacer {

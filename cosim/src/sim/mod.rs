@@ -200,7 +200,7 @@ mod tests {
         let mut truth: Vec<Vec<(u64, u32)>> = vec![Vec::new(); run.flows.len()];
         for (host, (nic, frames)) in run.captures.iter().enumerate() {
             let (out, _) = replay(nic, frames);
-            for change in out.rates.iter().filter(|r| r.is_change()) {
+            for change in out.cn.rates.iter().filter(|r| r.is_change()) {
                 let peer = peer_of(host, change.qp, hosts).unwrap();
                 let flow = run.flows.iter().position(|f| (f.src, f.dst) == (host, peer)).unwrap();
                 truth[flow].push((change.time, change.rate_kbps));

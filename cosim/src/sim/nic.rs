@@ -67,8 +67,8 @@ impl Nic {
         self.golden.advance(tick, &mut self.golden_out);
         let out = &mut self.golden_out;
         let golden = NicOutputs {
-            cnps: out.cnps.drain(..).map(|c| (c.time, c.frame)).collect(),
-            rates: out.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect(),
+            cnps: out.cn.cnps.drain(..).map(|c| (c.time, c.frame)).collect(),
+            rates: out.cn.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect(),
             releases: std::mem::take(&mut out.releases),
             next_busy: self.golden.next_busy_tick(),
         };

@@ -1,7 +1,7 @@
 //! What a run is: the scenario (who sends to whom), the network, and each
 //! host's NIC file (`SPEC.md` §9.1).
 
-use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cc_presets::CcPreset;
 use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
@@ -244,6 +244,14 @@ impl SimConfig {
                 return Err(format!("--rtl {h}: there are hosts 0 to {}", hosts - 1));
             }
         }
+        if self.cc.ack_mode != AckMode::Off {
+            // The responder's ACKs exist in the NIC (SPEC.md §6.10), but no
+            // requester acts on them yet: the loop's recovery is still its own.
+            return Err(format!(
+                "ack_mode={}: the closed loop does not carry ACKs or NAKs yet (issue 20); use ack_mode=off",
+                self.cc.ack_mode.name()
+            ));
+        }
         if !(1..=1600).contains(&self.link_gbps) {
             return Err(format!("link rate {} Gb/s: 1 to 1600", self.link_gbps));
         }
@@ -317,6 +325,7 @@ impl SimConfig {
                     local: qp_toward(host, p, hosts),
                     remote: qp_toward(p, host, hosts),
                     priority: priority_of_dscp(DATA_DSCP) as u8,
+                    rq_psn: None,
                 })
                 .collect(),
             cc,

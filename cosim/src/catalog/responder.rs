@@ -1,0 +1,179 @@
+//! Generated captures for the responder (`SPEC.md` §6.10): RC requests at
+//! the responder's port with losses, reordering, duplicates after a lost
+//! ACK, coalescing and a PSN wrap, each with the NIC file that turns the
+//! responder on.
+
+use metaroce_golden::cc_params::{AckMode, CcParams};
+use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
+use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
+use metaroce_golden::record::MacAddr;
+use metaroce_golden::{parse_frame, ParserConfig};
+
+use super::entry::Capture;
+use crate::addresses::host_mac;
+use crate::capture::{GenFrame, START_NS};
+use crate::stimuli::RoceFrame;
+
+const WRITE_FIRST: u8 = 0x06;
+const WRITE_MIDDLE: u8 = 0x07;
+const WRITE_LAST: u8 = 0x08;
+const SEND_ONLY: u8 = 0x04;
+const READ_REQUEST: u8 = 0x0C;
+const ECT0: u8 = 2;
+const CE: u8 = 3;
+/// The responder: host 1.
+const RESPONDER: u8 = 1;
+
+/// One requester's flow to the responder.
+#[derive(Debug, Clone, Copy)]
+struct Requester {
+    host: u8,
+    /// BTH DestQP: the responder's local QP.
+    local_qp: u32,
+    ipv6: bool,
+    vlan: Option<u16>,
+}
+
+impl Requester {
+    fn frame(&self, op: u8, psn: u32, ack_req: bool, ecn: u8) -> Vec<u8> {
+        let payload = if op == READ_REQUEST { 0 } else { 512 };
+        let mut f = RoceFrame::new(op, psn).with_payload(payload, psn);
+        f.hosts = (self.host, RESPONDER);
+        f.bth.dest_qp = self.local_qp;
+        f.bth.psn = psn & 0xFF_FFFF;
+        f.bth.ack_req = ack_req;
+        f.ecn = ecn;
+        f.udp_sport = 0xC000 | self.local_qp as u16;
+        if self.ipv6 {
+            f = f.ipv6(0);
+        }
+        if let Some(vid) = self.vlan {
+            f = f.tagged(&[(0x8100, 3, vid)]);
+        }
+        f.build()
+    }
+}
+
+/// Frames at the responder's port, 200 ns apart unless a step says otherwise.
+struct Timeline {
+    frames: Vec<GenFrame>,
+    now: u64,
+}
+
+impl Timeline {
+    fn push(&mut self, data: Vec<u8>) {
+        self.now += 200;
+        self.frames.push(GenFrame::at(self.now, data));
+    }
+}
+
+/// A 4-packet WRITE of `r` from `psn` (AckReq on its last), its packets
+/// `keep` of the four (a lost packet is not there), CE-marked when `ce`.
+fn write(t: &mut Timeline, r: &Requester, psn: u32, keep: &[u32], ce: bool) {
+    const OPS: [u8; 4] = [WRITE_FIRST, WRITE_MIDDLE, WRITE_MIDDLE, WRITE_LAST];
+    for &k in keep {
+        let ecn = if ce && k == 1 { CE } else { ECT0 };
+        t.push(r.frame(OPS[k as usize], psn + k, k == 3, ecn));
+    }
+}
+
+/// `rc_go_back_n.pcap`: four requesters at the responder (host 1),
+/// `ack_mode` rocev2, ACKs coalesced every 16 packets, CNPs 4 µs apart.
+/// - QP 0x20 (IPv4, host 2): WRITEs from PSN 100; a lost packet (NAK),
+///   two more behind it (silence), go-back-N from the NAKed PSN; a
+///   CE-marked packet now and then (CNPs beside the ACKs).
+/// - QP 0x21 (IPv6 on VLAN 300, host 3, `rq_psn` 0xFFFFFE): SEND ONLYs
+///   through the PSN wrap, AckReq on every second; the last ACK is lost, so
+///   the requester times out and sends the last two again (duplicates).
+/// - QP 0x22 (IPv4 on VLAN 400, host 4): 40 SEND ONLYs without AckReq:
+///   an ACK every 16th.
+/// - QP 0x23 (IPv6, host 5): two packets swapped (a NAK, then the first in
+///   order, the second again after the go-back-N), and a READ request,
+///   which the responder does not answer.
+/// - QP 0x30 (host 6): not in the QP table: no ACK, and a warning.
+fn go_back_n() -> Capture {
+    let r0 = Requester { host: 2, local_qp: 0x20, ipv6: false, vlan: None };
+    let r1 = Requester { host: 3, local_qp: 0x21, ipv6: true, vlan: Some(300) };
+    let r2 = Requester { host: 4, local_qp: 0x22, ipv6: false, vlan: Some(400) };
+    let r3 = Requester { host: 5, local_qp: 0x23, ipv6: true, vlan: None };
+    let stray = Requester { host: 6, local_qp: 0x30, ipv6: false, vlan: None };
+    let mut t = Timeline { frames: Vec::new(), now: START_NS };
+
+    write(&mut t, &r0, 100, &[0, 1, 2, 3], false);
+    for k in 0..4u32 {
+        t.push(r1.frame(SEND_ONLY, 0xFF_FFFE + k, k % 2 == 1, ECT0));
+    }
+    // QP 0x20 loses PSN 105; 106 and 107 follow (one NAK for 105, then
+    // nothing), and the NAK brings 105-107 again.
+    write(&mut t, &r0, 104, &[0, 2, 3], true);
+    t.push(r3.frame(SEND_ONLY, 50, true, ECT0));
+    t.push(r3.frame(SEND_ONLY, 52, true, ECT0));
+    t.push(r3.frame(SEND_ONLY, 51, true, ECT0));
+    t.push(r3.frame(READ_REQUEST, 52, true, ECT0));
+    t.now += 10_000;
+    write(&mut t, &r0, 104, &[1, 2, 3], true);
+    t.push(r3.frame(SEND_ONLY, 52, true, ECT0));
+    for k in 0..40u32 {
+        t.push(r2.frame(SEND_ONLY, 7_000 + k, false, ECT0));
+        if k % 8 == 0 {
+            t.push(stray.frame(SEND_ONLY, k, true, ECT0));
+        }
+    }
+    // QP 0x21's requester heard no ACK for PSN 1 (lost on the way back):
+    // after its timeout it sends PSNs 0 and 1 again.
+    t.now += 100_000;
+    t.push(r1.frame(SEND_ONLY, 0, false, ECT0));
+    t.push(r1.frame(SEND_ONLY, 1, true, ECT0));
+    t.push(r1.frame(SEND_ONLY, 2, true, ECT0));
+    write(&mut t, &r0, 108, &[0, 1, 2, 3], true);
+
+    let cc = CcParams {
+        ack_mode: AckMode::Rocev2,
+        ack_coalesce_pkts: 16,
+        np_min_time_between_cnps: 4,
+        ..CcParams::default()
+    };
+    let context = |local: u32, remote: u32, rq_psn: Option<u32>| QpContext { local, remote, priority: 0, rq_psn };
+    let nic = NicConfig {
+        local_mac: Some(MacAddr(host_mac(RESPONDER)).to_string()),
+        qps: vec![
+            context(0x20, 0x520, None),
+            context(0x21, 0x521, Some(0xFF_FFFE)),
+            context(0x22, 0x522, None),
+            context(0x23, 0x523, None),
+        ],
+        cc,
+    };
+    Capture { name: "cn/rc_go_back_n.pcap".into(), frames: t.frames, expect_error: None, nic: Some(nic) }
+}
+
+/// What the golden CN block sends for `capture` (its NIC's setup), at the
+/// emit times: the ACKs, NAKs and CNPs, a capture of their own, so that
+/// the tshark oracle reads every field of them (`SPEC.md` §6.10).
+fn replies(capture: &Capture, name: &str) -> Capture {
+    let nic = capture.nic.as_ref().expect("a CN capture has its NIC");
+    let regs = nic.cc.registers().expect("the catalog's parameters are in range");
+    let mut cn = CongestionNotifier::new(DEFAULT_QP_COUNT, regs);
+    cn.load_qp_table(nic).expect("the catalog's QPs are in range");
+    let local_mac = nic.mac().expect("the catalog's MAC parses");
+    let (mut time, mut out) = (TimeBase::default(), CnOutputs::default());
+    for frame in &capture.frames {
+        let time_ns = frame.time_ns.expect("the responder's captures are timed");
+        let record = parse_frame(&frame.data, false, &ParserConfig::default());
+        if let Some(event) = classify(&record, time.tick(time_ns), local_mac, nic) {
+            cn.process(&event, &mut out);
+        }
+    }
+    let mut sent: Vec<(u64, Vec<u8>)> = out.cnps.into_iter().map(|c| (c.time, c.frame)).collect();
+    sent.extend(out.acks.into_iter().map(|a| (a.time, a.frame)));
+    sent.sort_by_key(|(tick, _)| *tick);
+    let frames = sent.into_iter().map(|(tick, data)| GenFrame::at(time.time_ns(tick), data)).collect();
+    Capture { name: name.into(), frames, expect_error: None, nic: None }
+}
+
+/// Every responder capture.
+pub(super) fn captures() -> Vec<Capture> {
+    let requests = go_back_n();
+    let answers = replies(&requests, "rc_replies.pcap");
+    vec![requests, answers]
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+`include "metaroce_cfg.vh"
+
+/*
+ * RC responder (SPEC.md §6.10): received RC SEND and WRITE requests in,
+ * RoCEv2 ACKs and NAKs out as whole frames, by go-back-N (rxe_resp.c's
+ * rules). Per QP it keeps the expected PSN, the MSN, whether a NAK was
+ * sent since the last in-order packet and the in-order packets since the
+ * last ACK. With cfg ack_mode other than rocev2 every event is taken and
+ * dropped.
+ *
+ * Pipelined as the notification point (cnp_notify.v): an event a cycle.
+ * Stage A takes the event and reads its QP's RAM word; stage R registers
+ * the word (forwarded from a write of the same QP in the read's cycle or
+ * from W's word; B's updated word is registered beside it and selected at
+ * B, so the decision that makes it meets no multiplexer of the RAM's
+ * path); stage B decides and updates the word, and stage W writes it back
+ * from a register. B never waits: an ACK or NAK it decides on is queued
+ * (REQ_DEPTH requests) for the frame builder, which runs beside the
+ * pipeline: the frame with the ICRC's partial sums and the IPv4 header's
+ * sum of words, then the ICRC and IPv4 checksum (2 cycles), and
+ * ceil(len / KEEP_WIDTH) output beats. The input is held, from registers
+ * alone, while the queue has no room for a request from each event in R
+ * and B and from one more.
+ * Per-QP state is one RAM word per QP, cleared by a sweep after reset
+ * (QP_COUNT cycles with s_evt_ready low).
+ *
+ * | port                  | width      | meaning                                       |
+ * |-----------------------|------------|-----------------------------------------------|
+ * | cfg                   | CFG_WIDTH  | registers (ack_mode, ack_coalesce_pkts,       |
+ * |                       |            | ack_dscp, ack_prio), held constant            |
+ * | s_qpctx_local/remote  | 24/24      | QP context load (local QP -> remote QP)       |
+ * | s_qpctx_psn_valid/psn | 1/24       | ... and its first expected PSN (rq_psn)       |
+ * | s_evt_time            | 64         | tick (ns) of the packet                       |
+ * | s_evt_qp              | 24         | local QP (BTH DestQP)                         |
+ * | s_evt_ipv6            | 1          | IPv6 (else IPv4)                              |
+ * | s_evt_vlan_valid/id   | 1/12       | outer VLAN tag of the packet                  |
+ * | s_evt_eth_dst/src     | 48/48      | MACs, first wire byte in 47:40                |
+ * | s_evt_ip_src/dst      | 128/128    | IPs, first wire byte in 127:120 (IPv4 in 31:0)|
+ * | s_evt_udp_sport       | 16         | UDP source port, reused by the ACK            |
+ * | s_evt_psn             | 24         | BTH PSN                                       |
+ * | s_evt_ack_req         | 1          | BTH AckReq                                    |
+ * | s_evt_msg_end         | 1          | last or only packet of a message              |
+ * | m_axis_t*             | DATA_WIDTH | ACK/NAK frames (no FCS)                       |
+ * | m_axis_tuser          | 64         | emit tick (the packet's), on every beat       |
+ * | busy                  | 1          | an event or frame is still in the block       |
+ *
+ * Only received-data events of RC requests (opcodes 0x00-0x0B, 0x16,
+ * 0x17) are presented here (roce_cn.v decides).
+ *
+ * RAM word (RS_ENTRY_WIDTH bits): remote_valid, remote_qp 24, psn_valid,
+ * epsn 24, msn 24, nak_sent, unacked 8.
+ */
+module roce_responder #(
+    parameter DATA_WIDTH = 64,
+    parameter KEEP_WIDTH = DATA_WIDTH/8,
+    parameter QP_COUNT = 1024,
+    parameter [15:0] ROCE_UDP_PORT = 16'd4791
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+
+    input  wire [`CFG_WIDTH-1:0]  cfg,
+
+    input  wire                   s_qpctx_valid,
+    output wire                   s_qpctx_ready,
+    input  wire [23:0]            s_qpctx_local,
+    input  wire [23:0]            s_qpctx_remote,
+    input  wire                   s_qpctx_psn_valid,
+    input  wire [23:0]            s_qpctx_psn,
+
+    input  wire                   s_evt_valid,
+    output wire                   s_evt_ready,
+    input  wire [63:0]            s_evt_time,
+    input  wire [23:0]            s_evt_qp,
+    input  wire                   s_evt_ipv6,
+    input  wire                   s_evt_vlan_valid,
+    input  wire [11:0]            s_evt_vlan_id,
+    input  wire [47:0]            s_evt_eth_dst,
+    input  wire [47:0]            s_evt_eth_src,
+    input  wire [127:0]           s_evt_ip_src,
+    input  wire [127:0]           s_evt_ip_dst,
+    input  wire [15:0]            s_evt_udp_sport,
+    input  wire [23:0]            s_evt_psn,
+    input  wire                   s_evt_ack_req,
+    input  wire                   s_evt_msg_end,
+
+    output wire [DATA_WIDTH-1:0]  m_axis_tdata,
+    output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
+    output wire                   m_axis_tvalid,
+    input  wire                   m_axis_tready,
+    output wire                   m_axis_tlast,
+    output wire [63:0]            m_axis_tuser,
+
+    output wire                   busy
+);
+
+// The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
+wire [`CFG_ACK_MODE_W-1:0] cfg_ack_mode = cfg[`CFG_ACK_MODE];
+wire [`CFG_ACK_COALESCE_PKTS_W-1:0] cfg_ack_coalesce = cfg[`CFG_ACK_COALESCE_PKTS];
+wire [`CFG_ACK_DSCP_W-1:0] cfg_ack_dscp = cfg[`CFG_ACK_DSCP];
+wire [`CFG_ACK_PCP_W-1:0] cfg_ack_pcp = cfg[`CFG_ACK_PCP];
+// The other modules' registers.
+wire unused_cfg = &{1'b0, cfg};
+
+// ack_mode: 0 off, 1 rocev2 (golden/src/cc_table.rs).
+localparam [`CFG_ACK_MODE_W-1:0] ACK_MODE_ROCEV2 = 1;
+// RC ACKNOWLEDGE and its AETH syndromes (SPEC.md §6.10): ACK with credit
+// count 31 ("invalid", rxe's AETH_ACK_UNLIMITED); NAK "PSN sequence error".
+localparam [7:0] RC_ACK_OPCODE = 8'h11;
+localparam [7:0] SYNDROME_ACK = 8'h1F;
+localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
+
+localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
+localparam RS_ENTRY_WIDTH = 1 + 24 + 1 + 24 + 24 + 1 + 8;
+// Longest ACK: Ethernet + 802.1Q + IPv6 + UDP + BTH + AETH + ICRC.
+localparam FRAME_BYTES = 86;
+localparam BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
+localparam BEAT_WIDTH = $clog2(BEATS + 1);
+// ICRC input, state 0 (SPEC.md §6.3, §6.10): zeros, 00000000 FFFFFFFF (the
+// LRH stand-in with the initial register folded in), then the masked
+// region (IP, UDP, BTH, AETH).
+localparam CRC_BYTES = 72;
+// BUILD registers the ICRC as CRC_SLICES partial sums, one per CRC_BYTES*8
+// / CRC_SLICES input bits; CRC adds them (XOR). From state 0 the CRC is
+// linear in its input, so the sums add up to the whole.
+localparam CRC_SLICES = 16;
+localparam CRC_SLICE_BITS = CRC_BYTES * 8 / CRC_SLICES;
+
+// The frame builder.
+localparam [1:0]
+    ACK_IDLE = 2'd0,
+    ACK_BUILD = 2'd1,
+    ACK_CRC = 2'd2,
+    ACK_SEND = 2'd3;
+
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
+generate
+    if (KEEP_WIDTH * 8 != DATA_WIDTH || (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512)) begin : g_bad_width
+        roce_responder_DATA_WIDTH_must_be_64_128_256_or_512_with_KEEP_WIDTH_DATA_WIDTH_over_8 bad_width();
+    end
+    if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
+        roce_responder_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
+    end
+    if (CRC_SLICE_BITS * CRC_SLICES != CRC_BYTES * 8) begin : g_bad_crc_slices
+        roce_responder_CRC_SLICES_must_divide_the_ICRC_input_bits bad_crc_slices();
+    end
+endgenerate
+
+reg init_reg = 1'b1, init_next;
+reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
+
+// The event, packed at the input and unpacked at stage B: R holds it while
+// its QP's RAM word is read, B while the word is used.
+localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 1 + 1;
+wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_ipv6,
+    s_evt_vlan_valid, s_evt_vlan_id, s_evt_eth_dst, s_evt_eth_src, s_evt_ip_src, s_evt_ip_dst,
+    s_evt_udp_sport, s_evt_psn, s_evt_ack_req, s_evt_msg_end};
+reg                 r_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] r_evt_reg;
+wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
+wire [23:0]               r_psn = r_evt_reg[25:2];
+reg                 b_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] b_evt_reg;
+// The event's PSN + 1, from R: the expected PSN after it if in order.
+reg [23:0]          b_psn_next_reg;
+wire [63:0]  b_time;
+wire [QP_INDEX_WIDTH-1:0] b_qp;
+wire         b_ipv6;
+wire         b_vlan_valid;
+wire [11:0]  b_vlan_id;
+wire [47:0]  b_eth_dst;
+wire [47:0]  b_eth_src;
+wire [127:0] b_ip_src;
+wire [127:0] b_ip_dst;
+wire [15:0]  b_udp_sport;
+wire [23:0]  b_psn;
+wire         b_ack_req;
+wire         b_msg_end;
+assign {b_time, b_qp, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
+        b_udp_sport, b_psn, b_ack_req, b_msg_end} = b_evt_reg;
+// The RAM word, packed here and unpacked below, nowhere else.
+function [RS_ENTRY_WIDTH-1:0] rs_entry(
+    input        remote_valid,
+    input [23:0] remote_qp,
+    input        psn_valid,
+    input [23:0] epsn,
+    input [23:0] msn,
+    input        nak_sent,
+    input [7:0]  unacked
+);
+    rs_entry = {remote_valid, remote_qp, psn_valid, epsn, msn, nak_sent, unacked};
+endfunction
+
+// Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
+// `entry` (forwarded from the write of the read's cycle, or from W's
+// word) and registers it; B's updated word is registered beside it when
+// B's event is of R's QP, and B takes that one (b_fwd_reg).
+wire [RS_ENTRY_WIDTH-1:0] entry;
+reg  [RS_ENTRY_WIDTH-1:0] b_entry_reg;
+reg                       b_fwd_reg = 1'b0;
+reg  [RS_ENTRY_WIDTH-1:0] b_fwd_word_reg;
+// W: B's event's updated word, written back from a register.
+reg                       w_valid_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0]  w_qp_reg;
+reg  [RS_ENTRY_WIDTH-1:0] w_word_reg;
+reg                       wr_en;
+reg [QP_INDEX_WIDTH-1:0]  wr_addr;
+reg [RS_ENTRY_WIDTH-1:0]  wr_data;
+// ack_coalesce_pkts - 1 (signed: -1 when 0), registered from the constant
+// cfg: an in-order packet is due an ACK when its QP's unacked count before
+// it reaches this.
+reg signed [8:0]          coalesce_limit_reg = 9'sd0;
+
+// B's word: as read, or B's own last word when its event was of this QP.
+wire        ent_remote_valid;
+wire [23:0] ent_remote_qp;
+wire        ent_psn_valid;
+wire [23:0] ent_epsn;
+wire [23:0] ent_msn;
+wire        ent_nak_sent;
+wire [7:0]  ent_unacked;
+assign {ent_remote_valid, ent_remote_qp, ent_psn_valid, ent_epsn, ent_msn, ent_nak_sent, ent_unacked} =
+    b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
+
+// ACK/NAK requests from stage B, queued for the builder: B never waits, and
+// the input is held while the events in R and B could overfill the queue.
+// A request is packed here and unpacked below, nowhere else.
+localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 24 + 1 + 24;
+localparam REQ_DEPTH = 4;
+reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
+reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
+reg [2:0]           req_count_reg = 3'd0;
+wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
+
+// The builder's copy of its request.
+reg [1:0]   ack_state_reg = ACK_IDLE, ack_state_next;
+reg [REQ_WIDTH-1:0] ack_req_reg;
+wire [63:0]  ack_time;
+wire         ack_ipv6;
+wire         ack_vlan_valid;
+wire [11:0]  ack_vlan_id;
+wire [47:0]  ack_eth_dst;
+wire [47:0]  ack_eth_src;
+wire [127:0] ack_ip_src;
+wire [127:0] ack_ip_dst;
+wire [15:0]  ack_udp_sport;
+wire [23:0]  ack_dest_qp;
+wire [23:0]  ack_psn;
+wire         ack_nak;
+wire [23:0]  ack_msn;
+assign {ack_time, ack_ipv6, ack_vlan_valid, ack_vlan_id, ack_eth_dst, ack_eth_src, ack_ip_src, ack_ip_dst,
+        ack_udp_sport, ack_dest_qp, ack_psn, ack_nak, ack_msn} = ack_req_reg;
+reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
+reg [32*CRC_SLICES-1:0] crc_part_reg;
+// The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
+// it into the frame (the ICRC masks that field, so it need not wait).
+reg [19:0]  csum_sum_reg;
+reg [6:0]   frame_len_reg, frame_len_next;
+reg [BEAT_WIDTH-1:0] beat_reg, beat_next;
+
+wire [32*CRC_SLICES-1:0] crc_part;
+
+reg [31:0] crc_state;
+integer crc_slice;
+always @* begin
+    crc_state = 32'd0;
+    for (crc_slice = 0; crc_slice < CRC_SLICES; crc_slice = crc_slice + 1) begin
+        crc_state = crc_state ^ crc_part_reg[crc_slice*32 +: 32];
+    end
+end
+
+// Stage B's decision (SPEC.md §6.10 steps 1-6). Without psn_valid the
+// packet's PSN is the expected one (step 2), so the packet is in order.
+wire [23:0] psn_diff = b_psn - ent_epsn;
+wire        in_order = !ent_psn_valid || b_psn == ent_epsn;
+wire        ahead = !in_order && !psn_diff[23];
+wire        duplicate = !in_order && psn_diff[23];
+// Only the sign of the difference matters (rxe's psn_compare).
+wire        unused_psn_diff = &{1'b0, psn_diff[22:0]};
+// unacked + 1 >= ack_coalesce_pkts.
+wire        coalesce_due = $signed({1'b0, ent_unacked}) >= coalesce_limit_reg;
+wire        ack_in_order = b_ack_req || coalesce_due;
+// With no remote QP, nothing (step 1).
+wire        send = b_valid_reg && ent_remote_valid && (in_order ? ack_in_order : (ahead ? !ent_nak_sent : 1'b1));
+wire [23:0] msn_after = in_order && b_msg_end ? ent_msn + 24'd1 : ent_msn;
+// The AETH PSN: the packet's (in order), the expected one (NAK), the last
+// received (duplicate).
+wire [23:0] reply_psn = in_order ? b_psn : (ahead ? ent_epsn : ent_epsn - 24'd1);
+wire [7:0]  unacked_after = in_order ? (ack_in_order ? 8'd0 : ent_unacked + 8'd1)
+                                     : (duplicate ? 8'd0 : ent_unacked);
+wire        nak_after = in_order ? 1'b0 : (ahead || ent_nak_sent);
+// B's word after its event (unchanged without a remote QP).
+wire [RS_ENTRY_WIDTH-1:0] b_word = ent_remote_valid
+    ? rs_entry(1'b1, ent_remote_qp, 1'b1, in_order ? b_psn_next_reg : ent_epsn, msn_after, nak_after,
+               unacked_after)
+    : rs_entry(1'b0, ent_remote_qp, ent_psn_valid, ent_epsn, ent_msn, ent_nak_sent, ent_unacked);
+wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
+wire                      fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
+
+qp_rmw_pipe #(
+    .WIDTH(RS_ENTRY_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) state_inst (
+    .clk(clk),
+    // A reads the input's QP every cycle: R, which never waits, uses the
+    // word only after an event was taken, and no logic stands before the
+    // block RAM's read enable.
+    .rd_en(1'b1),
+    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .entry(entry),
+    // W's word being written, if of R's QP (B's, newer, is taken at B).
+    .newer_valid(fwd_from_w),
+    .newer(w_word_reg),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
+wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
+                               b_udp_sport, ent_remote_qp, reply_psn, ahead, msn_after};
+// The builder takes the queue's head when idle (registers only).
+wire        req_pop = ack_state_reg == ACK_IDLE && req_count_reg != 3'd0;
+// Room for a request from each event in R and B and from one more.
+wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
+
+assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || ack_state_reg != ACK_IDLE;
+wire   accept = s_evt_valid && s_evt_ready;
+// Events are taken and dropped unless ack_mode is rocev2, and for QPs past
+// the table.
+wire   accept_in_range = accept && cfg_ack_mode == ACK_MODE_ROCEV2 && {8'd0, s_evt_qp} < QP_COUNT;
+
+// Output beats straight from the frame register.
+localparam PADDED_BYTES = BEATS * KEEP_WIDTH;
+wire [PADDED_BYTES*8-1:0] frame_padded = {{(PADDED_BYTES-FRAME_BYTES)*8{1'b0}}, frame_reg};
+localparam [7:0] KEEP_BYTES = KEEP_WIDTH[7:0];
+wire [7:0] beat_offset = {{(8-BEAT_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
+wire [7:0] bytes_left = {1'b0, frame_len_reg} - beat_offset;
+assign m_axis_tvalid = ack_state_reg == ACK_SEND;
+assign m_axis_tdata = frame_padded[beat_reg * DATA_WIDTH +: DATA_WIDTH];
+assign m_axis_tlast = bytes_left <= KEEP_BYTES;
+assign m_axis_tkeep = m_axis_tlast ? ~({KEEP_WIDTH{1'b1}} << bytes_left) : {KEEP_WIDTH{1'b1}};
+assign m_axis_tuser = ack_time;
+
+// Multi-byte header fields in wire order (first byte in bits 7:0).
+function [15:0] be16(input [15:0] v);
+    be16 = {v[7:0], v[15:8]};
+endfunction
+function [23:0] be24(input [23:0] v);
+    be24 = {v[7:0], v[15:8], v[23:16]};
+endfunction
+function [47:0] be48(input [47:0] v);
+    integer k;
+    for (k = 0; k < 6; k = k + 1) be48[k*8 +: 8] = v[(5-k)*8 +: 8];
+endfunction
+function [127:0] be128(input [127:0] v);
+    integer k;
+    for (k = 0; k < 16; k = k + 1) be128[k*8 +: 8] = v[(15-k)*8 +: 8];
+endfunction
+function [31:0] be32(input [31:0] v);
+    be32 = {v[7:0], v[15:8], v[23:16], v[31:24]};
+endfunction
+
+// The ACK's fields (SPEC.md §6.10).
+wire [7:0]   tos = {cfg_ack_dscp, 2'b00};
+wire [15:0]  l3_type = ack_ipv6 ? 16'h86DD : 16'h0800;
+wire [31:0]  aeth = {be24(ack_msn), ack_nak ? SYNDROME_NAK_PSN : SYNDROME_ACK};
+wire [95:0]  bth = {be24(ack_psn), 8'h00, be24(ack_dest_qp), 8'h00, 16'hFFFF, 8'h00, RC_ACK_OPCODE};
+wire [63:0]  udp = {16'h0000, be16(16'd28), be16(ROCE_UDP_PORT), be16(ack_udp_sport)};
+wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
+wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
+
+// IPv4 header checksum over the ten words (checksum word 0): the sum in
+// BUILD, its fold in CRC.
+wire [19:0] csum_sum = {4'd0, 8'h45, tos} + 20'h00030 + 20'h04000 + 20'h04011
+    + {4'd0, ack_ip_dst[31:16]} + {4'd0, ack_ip_dst[15:0]}
+    + {4'd0, ack_ip_src[31:16]} + {4'd0, ack_ip_src[15:0]};
+wire [16:0] csum_once = {1'b0, csum_sum_reg[15:0]} + {13'd0, csum_sum_reg[19:16]};
+wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
+
+// Addresses swapped: the data packet's destination is the ACK's source.
+// The checksum field is written in CRC (0 until then).
+wire [159:0] ipv4 = {be32(ack_ip_src[31:0]), be32(ack_ip_dst[31:0]), 16'd0,
+                     8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd48), tos, 8'h45};
+wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
+wire [319:0] ipv6 = {be128(ack_ip_src), be128(ack_ip_dst), 8'h40, 8'h11, be16(16'd28),
+                     16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
+wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
+// Transport: UDP, BTH, AETH (24 bytes).
+wire [191:0] transport = {aeth, bth, udp};
+wire [191:0] transport_masked = {aeth, bth_masked, udp_masked};
+// The ICRC's input (SPEC.md §3.5): the masked headers, an IPv4 ACK's
+// shorter one padded with zeros at the front.
+wire [CRC_BYTES*8-1:0] crc_data = ack_ipv6
+    ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
+    : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
+
+genvar slice;
+generate
+    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
+        // The slice's own bits, all others zero: its share of the CRC.
+        crc32_lfsr #(
+            .DATA_WIDTH(CRC_BYTES*8)
+        ) icrc_inst (
+            .state_in(32'd0),
+            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
+            .state_out(crc_part[slice*32 +: 32])
+        );
+    end
+endgenerate
+
+// MACs swapped.
+wire [111:0] eth = {be16(ack_vlan_valid ? 16'h8100 : l3_type), be48(ack_eth_dst), be48(ack_eth_src)};
+wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_ack_pcp, 1'b0, ack_vlan_id})};
+
+// The RAM's writes: the sweep, a context load, W's write-back.
+always @* begin
+    init_next = init_reg;
+    init_addr_next = init_addr_reg;
+    wr_en = 1'b0;
+    wr_addr = w_qp_reg;
+    wr_data = {RS_ENTRY_WIDTH{1'b0}};
+
+    if (init_reg) begin
+        wr_en = 1'b1;
+        wr_addr = init_addr_reg;
+        init_addr_next = init_addr_reg + 1;
+        if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+            init_next = 1'b0;
+        end
+    end else if (s_qpctx_valid && s_qpctx_ready) begin
+        // Loading a context starts the QP afresh (with rq_psn, expecting it).
+        if ({8'd0, s_qpctx_local} < QP_COUNT) begin
+            wr_en = 1'b1;
+            wr_addr = s_qpctx_local[QP_INDEX_WIDTH-1:0];
+            wr_data = rs_entry(1'b1, s_qpctx_remote, s_qpctx_psn_valid, s_qpctx_psn_valid ? s_qpctx_psn : 24'd0,
+                               24'd0, 1'b0, 8'd0);
+        end
+    end else if (w_valid_reg) begin
+        wr_en = 1'b1;
+        wr_data = w_word_reg;
+    end
+end
+
+// The frame builder.
+always @* begin
+    ack_state_next = ack_state_reg;
+    frame_next = frame_reg;
+    frame_len_next = frame_len_reg;
+    beat_next = beat_reg;
+
+    case (ack_state_reg)
+        ACK_IDLE: begin
+            if (req_pop) begin
+                ack_state_next = ACK_BUILD;
+            end
+        end
+        ACK_BUILD: begin
+            if (ack_ipv6) begin
+                frame_len_next = ack_vlan_valid ? 7'd86 : 7'd82;
+                frame_next = ack_vlan_valid
+                    ? {32'd0, transport, ipv6, vlan_tag, eth}
+                    : {64'd0, transport, ipv6, eth};
+            end else begin
+                frame_len_next = ack_vlan_valid ? 7'd66 : 7'd62;
+                frame_next = ack_vlan_valid
+                    ? {192'd0, transport, ipv4, vlan_tag, eth}
+                    : {224'd0, transport, ipv4, eth};
+            end
+            ack_state_next = ACK_CRC;
+        end
+        ACK_CRC: begin
+            // The ICRC goes least significant byte first into the last 4 bytes.
+            // The IPv4 checksum at IP header bytes 10-11.
+            case (frame_len_reg)
+                7'd62: begin
+                    frame_next[24*8 +: 16] = be16(ipv4_checksum);
+                    frame_next[58*8 +: 32] = ~crc_state;
+                end
+                7'd66: begin
+                    frame_next[28*8 +: 16] = be16(ipv4_checksum);
+                    frame_next[62*8 +: 32] = ~crc_state;
+                end
+                7'd82: frame_next[78*8 +: 32] = ~crc_state;
+                default: frame_next[82*8 +: 32] = ~crc_state;
+            endcase
+            beat_next = 0;
+            ack_state_next = ACK_SEND;
+        end
+        default: begin
+            // ACK_SEND
+            if (m_axis_tready) begin
+                beat_next = beat_reg + 1;
+                if (m_axis_tlast) begin
+                    ack_state_next = ACK_IDLE;
+                end
+            end
+        end
+    endcase
+end
+
+always @(posedge clk) begin
+    init_reg <= init_next;
+    init_addr_reg <= init_addr_next;
+    coalesce_limit_reg <= $signed({1'b0, cfg_ack_coalesce}) - 9'sd1;
+    ack_state_reg <= ack_state_next;
+    frame_reg <= frame_next;
+    if (ack_state_reg == ACK_BUILD) begin
+        crc_part_reg <= crc_part;
+        csum_sum_reg <= csum_sum;
+    end
+    frame_len_reg <= frame_len_next;
+    beat_reg <= beat_next;
+
+    // R takes the event; B takes R's with its word (W's being written, if
+    // of the same QP) and B's updated word beside it; W takes B's.
+    r_valid_reg <= accept_in_range;
+    // R never holds, so its event register loads every cycle (r_valid_reg
+    // says whether it holds one): its enables wait for no handshake.
+    r_evt_reg <= s_evt_word;
+    b_valid_reg <= r_valid_reg;
+    b_evt_reg <= r_evt_reg;
+    b_psn_next_reg <= r_psn + 24'd1;
+    b_entry_reg <= entry;
+    b_fwd_reg <= fwd_from_b;
+    b_fwd_word_reg <= b_word;
+    w_valid_reg <= b_valid_reg;
+    w_qp_reg <= b_qp;
+    w_word_reg <= b_word;
+
+    // The request queue. B's event writes the free slot at the write
+    // pointer whether or not it sends (the input's hold keeps one free for
+    // it), so only the pointer waits for the decision.
+    if (b_valid_reg) begin
+        req_mem[req_wr_ptr_reg] <= req_in;
+    end
+    if (send) begin
+        req_wr_ptr_reg <= req_wr_ptr_reg + 2'd1;
+    end
+    if (req_pop) begin
+        req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
+        ack_req_reg <= req_head;
+    end
+    req_count_reg <= req_count_reg + {2'd0, send} - {2'd0, req_pop};
+
+    if (rst) begin
+        init_reg <= 1'b1;
+        init_addr_reg <= 0;
+        r_valid_reg <= 1'b0;
+        b_valid_reg <= 1'b0;
+        b_fwd_reg <= 1'b0;
+        w_valid_reg <= 1'b0;
+        req_wr_ptr_reg <= 2'd0;
+        req_rd_ptr_reg <= 2'd0;
+        req_count_reg <= 3'd0;
+        ack_state_reg <= ACK_IDLE;
+    end
+end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+always @(posedge clk) begin
+    if (!rst) begin
+        // The input's hold keeps a slot free for B's event.
+        assert ({1'b0, req_count_reg} + {3'd0, send} - {3'd0, req_pop} <= REQ_DEPTH)
+        else metaroce_assertion_failed("roce_responder: the request queue overflowed");
+        // A context load waits for the pipeline to drain (one RAM write port).
+        assert (!(s_qpctx_valid && s_qpctx_ready && (r_valid_reg || b_valid_reg || w_valid_reg)))
+        else metaroce_assertion_failed("roce_responder: a context load beside a write-back");
+    end
+end
+`endif
+
+endmodule
+
+`resetall
