@@ -17,8 +17,10 @@
  * and stage W writes it back (the CNP decision and the word it picks are
  * a register apart). B never waits: a CNP it decides on is queued (REQ_DEPTH
  * requests) for the CNP builder, which runs beside the pipeline: the
- * extent division (15 cycles, MetaRoCE only), the frame with the ICRC's
- * partial sums, then the ICRC and IPv4 checksum (2 cycles), and
+ * extent division here (15 cycles, MetaRoCE only), then the reply-frame
+ * builder (roce_reply_frame.v, which takes the request when it is popped
+ * and the reserved bytes when the extent is known): the frame with the
+ * ICRC's partial sums, then the ICRC and IPv4 checksum (2 cycles), and
  * ceil(len / KEEP_WIDTH) output beats. The input is held, from registers
  * alone, while the queue has no room for a request from each event in R
  * and B and from one more.
@@ -87,6 +89,7 @@ module cnp_notify #(
 );
 
 `include "metaroce_defs.vh"
+`include "roce_bytes.vh"
 
 // The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
 wire cfg_metaroce = cfg[`CFG_METAROCE];
@@ -98,40 +101,16 @@ wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam NP_ENTRY_WIDTH = 1 + 24 + 1 + 64 + 16 + 16;
-// Longest CNP: Ethernet + 802.1Q + IPv6 + UDP + BTH + 16 reserved + ICRC.
-localparam FRAME_BYTES = 98;
-localparam BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
-localparam BEAT_WIDTH = $clog2(BEATS + 1);
-// ICRC input, state 0 (SPEC.md §6.3): zeros, 00000000 FFFFFFFF (the LRH
-// stand-in with the initial register folded in), then the masked region.
-localparam CRC_BYTES = 84;
-// BUILD registers the ICRC as CRC_SLICES partial sums, one per CRC_BYTES*8
-// / CRC_SLICES input bits; CRC adds them (XOR). From state 0 the CRC is
-// linear in its input, so the sums add up to the whole. Each stage is a
-// few levels of XOR.
-localparam CRC_SLICES = 16;
-localparam CRC_SLICE_BITS = CRC_BYTES * 8 / CRC_SLICES;
+// The CNP's 16 reserved bytes after the BTH (SPEC.md §6.3).
+localparam RESERVED_BYTES = 16;
 localparam EXTENT_BITS = 15;
-
-// The CNP builder.
-localparam [2:0]
-    CNP_IDLE = 3'd0,
-    CNP_DIVIDE = 3'd1,
-    CNP_BUILD = 3'd2,
-    CNP_CRC = 3'd3,
-    CNP_SEND = 3'd4;
 
 // Illegal parameters stop elaboration: the instance of a module that does
 // not exist names the rule (Icarus Verilog 11 has no elaboration $error).
+// The frame builder (roce_reply_frame.v) checks DATA_WIDTH.
 generate
-    if (KEEP_WIDTH * 8 != DATA_WIDTH || (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512)) begin : g_bad_width
-        cnp_notify_DATA_WIDTH_must_be_64_128_256_or_512_with_KEEP_WIDTH_DATA_WIDTH_over_8 bad_width();
-    end
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
         cnp_notify_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
-    end
-    if (CRC_SLICE_BITS * CRC_SLICES != CRC_BYTES * 8) begin : g_bad_crc_slices
-        cnp_notify_CRC_SLICES_must_divide_the_ICRC_input_bits bad_crc_slices();
     end
 endgenerate
 
@@ -230,47 +209,30 @@ reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
 reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
 reg [2:0]           req_count_reg = 3'd0;
 wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
-wire [15:0]         req_pkts = req_head[31:16];
-wire [15:0]         req_ce_pkts = req_head[15:0];
+wire [63:0]  req_time;
+wire         req_ipv6;
+wire         req_vlan_valid;
+wire [11:0]  req_vlan_id;
+wire [47:0]  req_eth_dst;
+wire [47:0]  req_eth_src;
+wire [127:0] req_ip_src;
+wire [127:0] req_ip_dst;
+wire [15:0]  req_udp_sport;
+wire [23:0]  req_dest_qp;
+wire [15:0]  req_pkts;
+wire [15:0]  req_ce_pkts;
+assign {req_time, req_ipv6, req_vlan_valid, req_vlan_id, req_eth_dst, req_eth_src, req_ip_src, req_ip_dst,
+        req_udp_sport, req_dest_qp, req_pkts, req_ce_pkts} = req_head;
 
-// The CNP builder's copy of its request.
-reg [2:0]   cnp_state_reg = CNP_IDLE, cnp_state_next;
-reg [REQ_WIDTH-1:0] cnp_req_reg;
-wire [63:0]  cnp_time;
-wire         cnp_ipv6;
-wire         cnp_vlan_valid;
-wire [11:0]  cnp_vlan_id;
-wire [47:0]  cnp_eth_dst;
-wire [47:0]  cnp_eth_src;
-wire [127:0] cnp_ip_src;
-wire [127:0] cnp_ip_dst;
-wire [15:0]  cnp_udp_sport;
-wire [23:0]  cnp_dest_qp;
-wire [31:0]  cnp_counts_unused;
-assign {cnp_time, cnp_ipv6, cnp_vlan_valid, cnp_vlan_id, cnp_eth_dst, cnp_eth_src, cnp_ip_src, cnp_ip_dst,
-        cnp_udp_sport, cnp_dest_qp, cnp_counts_unused} = cnp_req_reg;
+// The CNP builder: the extent division here, the frame in frame_inst,
+// which takes the request as the queue's head is popped and the reserved
+// bytes once the extent is known (at once without a division).
+wire        frame_idle;
+reg         div_active_reg = 1'b0, div_active_next;
 reg [15:0]  div_pkts_reg, div_pkts_next;
 reg [16:0]  div_rem_reg, div_rem_next;
 reg [EXTENT_BITS:0] extent_reg, extent_next;
 reg [3:0]   div_step_reg, div_step_next;
-reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
-reg [32*CRC_SLICES-1:0] crc_part_reg;
-// The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
-// it into the frame (the ICRC masks that field, so it need not wait).
-reg [19:0]  csum_sum_reg;
-reg [6:0]   frame_len_reg, frame_len_next;
-reg [BEAT_WIDTH-1:0] beat_reg, beat_next;
-
-wire [32*CRC_SLICES-1:0] crc_part;
-
-reg [31:0] crc_state;
-integer crc_slice;
-always @* begin
-    crc_state = 32'd0;
-    for (crc_slice = 0; crc_slice < CRC_SLICES; crc_slice = crc_slice + 1) begin
-        crc_state = crc_state ^ crc_part_reg[crc_slice*32 +: 32];
-    end
-end
 
 // Next-state values of the packet counters: each stops at its own maximum,
 // so the CE packet that sends a CNP always counts.
@@ -317,46 +279,15 @@ qp_rmw_pipe #(
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
 // The builder takes the queue's head when idle (registers only).
-wire        req_pop = cnp_state_reg == CNP_IDLE && req_count_reg != 3'd0;
+wire        req_pop = frame_idle && req_count_reg != 3'd0;
 // Room for a request from each event in R and B and from one more.
 wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
 
 assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
 assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
-assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || cnp_state_reg != CNP_IDLE;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || !frame_idle;
 wire   accept = s_evt_valid && s_evt_ready;
 wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
-
-// Output beats straight from the frame register.
-localparam PADDED_BYTES = BEATS * KEEP_WIDTH;
-wire [PADDED_BYTES*8-1:0] frame_padded = {{(PADDED_BYTES-FRAME_BYTES)*8{1'b0}}, frame_reg};
-localparam [7:0] KEEP_BYTES = KEEP_WIDTH[7:0];
-wire [7:0] beat_offset = {{(8-BEAT_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
-wire [7:0] bytes_left = {1'b0, frame_len_reg} - beat_offset;
-assign m_axis_tvalid = cnp_state_reg == CNP_SEND;
-assign m_axis_tdata = frame_padded[beat_reg * DATA_WIDTH +: DATA_WIDTH];
-assign m_axis_tlast = bytes_left <= KEEP_BYTES;
-assign m_axis_tkeep = m_axis_tlast ? ~({KEEP_WIDTH{1'b1}} << bytes_left) : {KEEP_WIDTH{1'b1}};
-assign m_axis_tuser = cnp_time;
-
-// Multi-byte header fields in wire order (first byte in bits 7:0).
-function [15:0] be16(input [15:0] v);
-    be16 = {v[7:0], v[15:8]};
-endfunction
-function [23:0] be24(input [23:0] v);
-    be24 = {v[7:0], v[15:8], v[23:16]};
-endfunction
-function [47:0] be48(input [47:0] v);
-    integer k;
-    for (k = 0; k < 6; k = k + 1) be48[k*8 +: 8] = v[(5-k)*8 +: 8];
-endfunction
-function [127:0] be128(input [127:0] v);
-    integer k;
-    for (k = 0; k < 16; k = k + 1) be128[k*8 +: 8] = v[(15-k)*8 +: 8];
-endfunction
-function [31:0] be32(input [31:0] v);
-    be32 = {v[7:0], v[15:8], v[23:16], v[31:24]};
-endfunction
 
 // Restoring division step of ce * 2^15 / pkts (ce < pkts).
 wire [16:0] div_shifted = {div_rem_reg[15:0], 1'b0};
@@ -366,57 +297,49 @@ wire        div_fits = div_shifted >= {1'b0, div_pkts_reg};
 wire        div_last = div_step_reg == EXTENT_BITS - 1;
 wire        div_bit = div_fits || (div_last && extent_reg[EXTENT_BITS-2:0] == 0);
 
-// The CNP fields (SPEC.md §6.3).
-wire [7:0]   tos = {cfg_cnp_dscp, 2'b00};
-wire [15:0]  l3_type = cnp_ipv6 ? 16'h86DD : 16'h0800;
-wire [127:0] reserved = cfg_metaroce
-    ? {96'd0, be16(extent_reg[15:0]), 16'h014D}
+// The CNP's fields (SPEC.md §6.3): the BTH, and the reserved bytes with
+// the MetaRoCE extent: 1.0 when the whole window was CE (no division),
+// else the quotient as the division's last step shifts in its last bit.
+wire                 divide = cfg_metaroce && req_ce_pkts != req_pkts;
+wire [EXTENT_BITS:0] extent = div_active_reg ? {extent_reg[EXTENT_BITS-1:0], div_bit}
+                                             : {1'b1, {EXTENT_BITS{1'b0}}};
+wire [RESERVED_BYTES*8-1:0] reserved = cfg_metaroce
+    ? {96'd0, be16(extent[15:0]), 16'h014D}
     : 128'd0;
-wire [95:0]  bth = {32'd0, be24(cnp_dest_qp), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
-wire [63:0]  udp = {16'h0000, be16(16'd40), be16(ROCE_UDP_PORT), be16(cnp_udp_sport)};
-wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
-wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
+wire [95:0]  bth = {32'd0, be24(req_dest_qp), 8'h40, 16'hFFFF, 8'h00, OPCODE_CNP};
 
-// IPv4 header checksum over the ten words (checksum word 0): the sum in
-// BUILD, its fold in CRC.
-wire [19:0] csum_sum = {4'd0, 8'h45, tos} + 20'h0003C + 20'h04000 + 20'h04011
-    + {4'd0, cnp_ip_dst[31:16]} + {4'd0, cnp_ip_dst[15:0]}
-    + {4'd0, cnp_ip_src[31:16]} + {4'd0, cnp_ip_src[15:0]};
-wire [16:0] csum_once = {1'b0, csum_sum_reg[15:0]} + {13'd0, csum_sum_reg[19:16]};
-wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
-
-// The checksum field is written in CRC (0 until then).
-wire [159:0] ipv4 = {be32(cnp_ip_src[31:0]), be32(cnp_ip_dst[31:0]), 16'd0,
-                     8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd60), tos, 8'h45};
-wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
-wire [319:0] ipv6 = {be128(cnp_ip_src), be128(cnp_ip_dst), 8'h40, 8'h11, be16(16'd40),
-                     16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
-wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
-// Transport: UDP, BTH, reserved (36 bytes).
-wire [287:0] transport = {reserved, bth, udp};
-wire [287:0] transport_masked = {reserved, bth_masked, udp_masked};
-// The ICRC's input (SPEC.md §3.5): the masked headers, an IPv4 CNP's
-// shorter one padded with zeros at the front.
-wire [CRC_BYTES*8-1:0] crc_data = cnp_ipv6
-    ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
-    : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
-
-genvar slice;
-generate
-    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
-        // The slice's own bits, all others zero: its share of the CRC.
-        crc32_lfsr #(
-            .DATA_WIDTH(CRC_BYTES*8)
-        ) icrc_inst (
-            .state_in(32'd0),
-            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
-            .state_out(crc_part[slice*32 +: 32])
-        );
-    end
-endgenerate
-
-wire [111:0] eth = {be16(cnp_vlan_valid ? 16'h8100 : l3_type), be48(cnp_eth_dst), be48(cnp_eth_src)};
-wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_cnp_pcp, 1'b0, cnp_vlan_id})};
+roce_reply_frame #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .ROCE_UDP_PORT(ROCE_UDP_PORT),
+    .EXT_BYTES(RESERVED_BYTES)
+) frame_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_start(req_pop),
+    .idle(frame_idle),
+    .s_time(req_time),
+    .s_ipv6(req_ipv6),
+    .s_vlan_valid(req_vlan_valid),
+    .s_vlan_id(req_vlan_id),
+    .s_eth_dst(req_eth_dst),
+    .s_eth_src(req_eth_src),
+    .s_ip_src(req_ip_src),
+    .s_ip_dst(req_ip_dst),
+    .s_udp_sport(req_udp_sport),
+    .s_dscp(cfg_cnp_dscp),
+    .s_pcp(cfg_cnp_pcp),
+    .s_bth(bth),
+    // The reserved bytes: with the request, or at the division's last step.
+    .s_ext_valid(div_active_reg ? div_last : !divide),
+    .s_ext(reserved),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast),
+    .m_axis_tuser(m_axis_tuser)
+);
 
 // The RAM's writes: the sweep, a context load, W's
 // write-back.
@@ -447,102 +370,39 @@ always @* begin
     end
 end
 
-// The CNP builder.
+// The extent division (ce * 2^15 / pkts, EXTENT_BITS steps) of the
+// request the builder takes, unless the whole window was CE.
 always @* begin
-    cnp_state_next = cnp_state_reg;
+    div_active_next = div_active_reg;
     div_pkts_next = div_pkts_reg;
     div_rem_next = div_rem_reg;
     extent_next = extent_reg;
     div_step_next = div_step_reg;
-    frame_next = frame_reg;
-    frame_len_next = frame_len_reg;
-    beat_next = beat_reg;
 
-    case (cnp_state_reg)
-        CNP_IDLE: begin
-            if (req_pop) begin
-                div_pkts_next = req_pkts;
-                div_rem_next = {1'b0, req_ce_pkts};
-                div_step_next = 4'd0;
-                extent_next = {1'b1, {EXTENT_BITS{1'b0}}};
-                if (!cfg_metaroce) begin
-                    cnp_state_next = CNP_BUILD;
-                end else if (req_ce_pkts == req_pkts) begin
-                    // The whole window was CE: exactly 1.0.
-                    cnp_state_next = CNP_BUILD;
-                end else begin
-                    extent_next = 0;
-                    cnp_state_next = CNP_DIVIDE;
-                end
-            end
+    if (div_active_reg) begin
+        extent_next = {extent_reg[EXTENT_BITS-1:0], div_bit};
+        div_rem_next = div_fits ? div_shifted - {1'b0, div_pkts_reg} : div_shifted;
+        div_step_next = div_step_reg + 1;
+        if (div_last) begin
+            div_active_next = 1'b0;
         end
-        CNP_DIVIDE: begin
-            extent_next = {extent_reg[EXTENT_BITS-1:0], div_bit};
-            div_rem_next = div_fits ? div_shifted - {1'b0, div_pkts_reg} : div_shifted;
-            div_step_next = div_step_reg + 1;
-            if (div_last) begin
-                cnp_state_next = CNP_BUILD;
-            end
-        end
-        CNP_BUILD: begin
-            if (cnp_ipv6) begin
-                frame_len_next = cnp_vlan_valid ? 7'd98 : 7'd94;
-                frame_next = cnp_vlan_valid
-                    ? {32'd0, transport, ipv6, vlan_tag, eth}
-                    : {64'd0, transport, ipv6, eth};
-            end else begin
-                frame_len_next = cnp_vlan_valid ? 7'd78 : 7'd74;
-                frame_next = cnp_vlan_valid
-                    ? {192'd0, transport, ipv4, vlan_tag, eth}
-                    : {224'd0, transport, ipv4, eth};
-            end
-            cnp_state_next = CNP_CRC;
-        end
-        CNP_CRC: begin
-            // The ICRC goes least significant byte first into the last 4 bytes.
-            // The IPv4 checksum at IP header bytes 10-11.
-            case (frame_len_reg)
-                7'd74: begin
-                    frame_next[24*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[70*8 +: 32] = ~crc_state;
-                end
-                7'd78: begin
-                    frame_next[28*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[74*8 +: 32] = ~crc_state;
-                end
-                7'd94: frame_next[90*8 +: 32] = ~crc_state;
-                default: frame_next[94*8 +: 32] = ~crc_state;
-            endcase
-            beat_next = 0;
-            cnp_state_next = CNP_SEND;
-        end
-        CNP_SEND: begin
-            if (m_axis_tready) begin
-                beat_next = beat_reg + 1;
-                if (m_axis_tlast) begin
-                    cnp_state_next = CNP_IDLE;
-                end
-            end
-        end
-        default: cnp_state_next = CNP_IDLE;
-    endcase
+    end else if (req_pop && divide) begin
+        div_pkts_next = req_pkts;
+        div_rem_next = {1'b0, req_ce_pkts};
+        div_step_next = 4'd0;
+        extent_next = 0;
+        div_active_next = 1'b1;
+    end
 end
 
 always @(posedge clk) begin
     init_reg <= init_next;
     init_addr_reg <= init_addr_next;
-    cnp_state_reg <= cnp_state_next;
+    div_active_reg <= div_active_next;
     div_pkts_reg <= div_pkts_next;
     div_rem_reg <= div_rem_next;
     extent_reg <= extent_next;
     div_step_reg <= div_step_next;
-    frame_reg <= frame_next;
-    if (cnp_state_reg == CNP_BUILD) begin
-        crc_part_reg <= crc_part;
-        csum_sum_reg <= csum_sum;
-    end
-    frame_len_reg <= frame_len_next;
-    beat_reg <= beat_next;
 
     // R takes the event; B takes R's with its word (B's, as counted, or
     // W's being written, if of the same QP: the newer first); W takes B's.
@@ -573,7 +433,6 @@ always @(posedge clk) begin
     end
     if (req_pop) begin
         req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
-        cnp_req_reg <= req_head;
     end
     req_count_reg <= req_count_reg + {2'd0, send_cnp} - {2'd0, req_pop};
 
@@ -587,7 +446,7 @@ always @(posedge clk) begin
         req_wr_ptr_reg <= 2'd0;
         req_rd_ptr_reg <= 2'd0;
         req_count_reg <= 3'd0;
-        cnp_state_reg <= CNP_IDLE;
+        div_active_reg <= 1'b0;
     end
 end
 

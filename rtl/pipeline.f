@@ -12,6 +12,7 @@ rtl/roce_opcode_decode.v
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/roce_responder.v
+rtl/roce_reply_frame.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
 rtl/stream_fifo.v

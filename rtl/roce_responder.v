@@ -20,12 +20,12 @@
  * B, so the decision that makes it meets no multiplexer of the RAM's
  * path); stage B decides and updates the word, and stage W writes it back
  * from a register. B never waits: an ACK or NAK it decides on is queued
- * (REQ_DEPTH requests) for the frame builder, which runs beside the
- * pipeline: the frame with the ICRC's partial sums and the IPv4 header's
- * sum of words, then the ICRC and IPv4 checksum (2 cycles), and
- * ceil(len / KEEP_WIDTH) output beats. The input is held, from registers
- * alone, while the queue has no room for a request from each event in R
- * and B and from one more.
+ * (REQ_DEPTH requests) for the frame builder (roce_reply_frame.v), which
+ * runs beside the pipeline: the frame with the ICRC's partial sums and
+ * the IPv4 header's sum of words, then the ICRC and IPv4 checksum (2
+ * cycles), and ceil(len / KEEP_WIDTH) output beats. The input is held,
+ * from registers alone, while the queue has no room for a request from
+ * each event in R and B and from one more.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low).
  *
@@ -99,6 +99,8 @@ module roce_responder #(
     output wire                   busy
 );
 
+`include "roce_bytes.vh"
+
 // The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
 wire [`CFG_ACK_MODE_W-1:0] cfg_ack_mode = cfg[`CFG_ACK_MODE];
 wire [`CFG_ACK_COALESCE_PKTS_W-1:0] cfg_ack_coalesce = cfg[`CFG_ACK_COALESCE_PKTS];
@@ -117,38 +119,15 @@ localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RS_ENTRY_WIDTH = 1 + 24 + 1 + 24 + 24 + 1 + 8;
-// Longest ACK: Ethernet + 802.1Q + IPv6 + UDP + BTH + AETH + ICRC.
-localparam FRAME_BYTES = 86;
-localparam BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
-localparam BEAT_WIDTH = $clog2(BEATS + 1);
-// ICRC input, state 0 (SPEC.md §6.3, §6.10): zeros, 00000000 FFFFFFFF (the
-// LRH stand-in with the initial register folded in), then the masked
-// region (IP, UDP, BTH, AETH).
-localparam CRC_BYTES = 72;
-// BUILD registers the ICRC as CRC_SLICES partial sums, one per CRC_BYTES*8
-// / CRC_SLICES input bits; CRC adds them (XOR). From state 0 the CRC is
-// linear in its input, so the sums add up to the whole.
-localparam CRC_SLICES = 16;
-localparam CRC_SLICE_BITS = CRC_BYTES * 8 / CRC_SLICES;
-
-// The frame builder.
-localparam [1:0]
-    ACK_IDLE = 2'd0,
-    ACK_BUILD = 2'd1,
-    ACK_CRC = 2'd2,
-    ACK_SEND = 2'd3;
+// The AETH after the BTH.
+localparam AETH_BYTES = 4;
 
 // Illegal parameters stop elaboration: the instance of a module that does
 // not exist names the rule (Icarus Verilog 11 has no elaboration $error).
+// The frame builder (roce_reply_frame.v) checks DATA_WIDTH.
 generate
-    if (KEEP_WIDTH * 8 != DATA_WIDTH || (DATA_WIDTH != 64 && DATA_WIDTH != 128 && DATA_WIDTH != 256 && DATA_WIDTH != 512)) begin : g_bad_width
-        roce_responder_DATA_WIDTH_must_be_64_128_256_or_512_with_KEEP_WIDTH_DATA_WIDTH_over_8 bad_width();
-    end
     if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
         roce_responder_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
-    end
-    if (CRC_SLICE_BITS * CRC_SLICES != CRC_BYTES * 8) begin : g_bad_crc_slices
-        roce_responder_CRC_SLICES_must_divide_the_ICRC_input_bits bad_crc_slices();
     end
 endgenerate
 
@@ -237,43 +216,23 @@ reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
 reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
 reg [2:0]           req_count_reg = 3'd0;
 wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
-
-// The builder's copy of its request.
-reg [1:0]   ack_state_reg = ACK_IDLE, ack_state_next;
-reg [REQ_WIDTH-1:0] ack_req_reg;
-wire [63:0]  ack_time;
-wire         ack_ipv6;
-wire         ack_vlan_valid;
-wire [11:0]  ack_vlan_id;
-wire [47:0]  ack_eth_dst;
-wire [47:0]  ack_eth_src;
-wire [127:0] ack_ip_src;
-wire [127:0] ack_ip_dst;
-wire [15:0]  ack_udp_sport;
-wire [23:0]  ack_dest_qp;
-wire [23:0]  ack_psn;
-wire         ack_nak;
-wire [23:0]  ack_msn;
-assign {ack_time, ack_ipv6, ack_vlan_valid, ack_vlan_id, ack_eth_dst, ack_eth_src, ack_ip_src, ack_ip_dst,
-        ack_udp_sport, ack_dest_qp, ack_psn, ack_nak, ack_msn} = ack_req_reg;
-reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
-reg [32*CRC_SLICES-1:0] crc_part_reg;
-// The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
-// it into the frame (the ICRC masks that field, so it need not wait).
-reg [19:0]  csum_sum_reg;
-reg [6:0]   frame_len_reg, frame_len_next;
-reg [BEAT_WIDTH-1:0] beat_reg, beat_next;
-
-wire [32*CRC_SLICES-1:0] crc_part;
-
-reg [31:0] crc_state;
-integer crc_slice;
-always @* begin
-    crc_state = 32'd0;
-    for (crc_slice = 0; crc_slice < CRC_SLICES; crc_slice = crc_slice + 1) begin
-        crc_state = crc_state ^ crc_part_reg[crc_slice*32 +: 32];
-    end
-end
+wire [63:0]  req_time;
+wire         req_ipv6;
+wire         req_vlan_valid;
+wire [11:0]  req_vlan_id;
+wire [47:0]  req_eth_dst;
+wire [47:0]  req_eth_src;
+wire [127:0] req_ip_src;
+wire [127:0] req_ip_dst;
+wire [15:0]  req_udp_sport;
+wire [23:0]  req_dest_qp;
+wire [23:0]  req_psn;
+wire         req_nak;
+wire [23:0]  req_msn;
+assign {req_time, req_ipv6, req_vlan_valid, req_vlan_id, req_eth_dst, req_eth_src, req_ip_src, req_ip_dst,
+        req_udp_sport, req_dest_qp, req_psn, req_nak, req_msn} = req_head;
+// The frame builder (frame_inst, below) takes the queue's head when idle.
+wire         frame_idle;
 
 // Stage B's decision (SPEC.md §6.10 steps 1-6). Without psn_valid the
 // packet's PSN is the expected one (step 2), so the packet is in order.
@@ -326,100 +285,53 @@ qp_rmw_pipe #(
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, ent_remote_qp, reply_psn, ahead, msn_after};
 // The builder takes the queue's head when idle (registers only).
-wire        req_pop = ack_state_reg == ACK_IDLE && req_count_reg != 3'd0;
+wire        req_pop = frame_idle && req_count_reg != 3'd0;
 // Room for a request from each event in R and B and from one more.
 wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
 
 assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
 assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
-assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || ack_state_reg != ACK_IDLE;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || !frame_idle;
 wire   accept = s_evt_valid && s_evt_ready;
 // Events are taken and dropped unless ack_mode is rocev2, and for QPs past
 // the table.
 wire   accept_in_range = accept && cfg_ack_mode == ACK_MODE_ROCEV2 && {8'd0, s_evt_qp} < QP_COUNT;
 
-// Output beats straight from the frame register.
-localparam PADDED_BYTES = BEATS * KEEP_WIDTH;
-wire [PADDED_BYTES*8-1:0] frame_padded = {{(PADDED_BYTES-FRAME_BYTES)*8{1'b0}}, frame_reg};
-localparam [7:0] KEEP_BYTES = KEEP_WIDTH[7:0];
-wire [7:0] beat_offset = {{(8-BEAT_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
-wire [7:0] bytes_left = {1'b0, frame_len_reg} - beat_offset;
-assign m_axis_tvalid = ack_state_reg == ACK_SEND;
-assign m_axis_tdata = frame_padded[beat_reg * DATA_WIDTH +: DATA_WIDTH];
-assign m_axis_tlast = bytes_left <= KEEP_BYTES;
-assign m_axis_tkeep = m_axis_tlast ? ~({KEEP_WIDTH{1'b1}} << bytes_left) : {KEEP_WIDTH{1'b1}};
-assign m_axis_tuser = ack_time;
+// The ACK's BTH and AETH (SPEC.md §6.10), in wire order.
+wire [31:0]  aeth = {be24(req_msn), req_nak ? SYNDROME_NAK_PSN : SYNDROME_ACK};
+wire [95:0]  bth = {be24(req_psn), 8'h00, be24(req_dest_qp), 8'h00, 16'hFFFF, 8'h00, RC_ACK_OPCODE};
 
-// Multi-byte header fields in wire order (first byte in bits 7:0).
-function [15:0] be16(input [15:0] v);
-    be16 = {v[7:0], v[15:8]};
-endfunction
-function [23:0] be24(input [23:0] v);
-    be24 = {v[7:0], v[15:8], v[23:16]};
-endfunction
-function [47:0] be48(input [47:0] v);
-    integer k;
-    for (k = 0; k < 6; k = k + 1) be48[k*8 +: 8] = v[(5-k)*8 +: 8];
-endfunction
-function [127:0] be128(input [127:0] v);
-    integer k;
-    for (k = 0; k < 16; k = k + 1) be128[k*8 +: 8] = v[(15-k)*8 +: 8];
-endfunction
-function [31:0] be32(input [31:0] v);
-    be32 = {v[7:0], v[15:8], v[23:16], v[31:24]};
-endfunction
-
-// The ACK's fields (SPEC.md §6.10).
-wire [7:0]   tos = {cfg_ack_dscp, 2'b00};
-wire [15:0]  l3_type = ack_ipv6 ? 16'h86DD : 16'h0800;
-wire [31:0]  aeth = {be24(ack_msn), ack_nak ? SYNDROME_NAK_PSN : SYNDROME_ACK};
-wire [95:0]  bth = {be24(ack_psn), 8'h00, be24(ack_dest_qp), 8'h00, 16'hFFFF, 8'h00, RC_ACK_OPCODE};
-wire [63:0]  udp = {16'h0000, be16(16'd28), be16(ROCE_UDP_PORT), be16(ack_udp_sport)};
-wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
-wire [95:0]  bth_masked = {bth[95:40], 8'hFF, bth[31:0]};
-
-// IPv4 header checksum over the ten words (checksum word 0): the sum in
-// BUILD, its fold in CRC.
-wire [19:0] csum_sum = {4'd0, 8'h45, tos} + 20'h00030 + 20'h04000 + 20'h04011
-    + {4'd0, ack_ip_dst[31:16]} + {4'd0, ack_ip_dst[15:0]}
-    + {4'd0, ack_ip_src[31:16]} + {4'd0, ack_ip_src[15:0]};
-wire [16:0] csum_once = {1'b0, csum_sum_reg[15:0]} + {13'd0, csum_sum_reg[19:16]};
-wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
-
-// Addresses swapped: the data packet's destination is the ACK's source.
-// The checksum field is written in CRC (0 until then).
-wire [159:0] ipv4 = {be32(ack_ip_src[31:0]), be32(ack_ip_dst[31:0]), 16'd0,
-                     8'h11, 8'h40, 16'h0040, 16'h0000, be16(16'd48), tos, 8'h45};
-wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
-wire [319:0] ipv6 = {be128(ack_ip_src), be128(ack_ip_dst), 8'h40, 8'h11, be16(16'd28),
-                     16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
-wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
-// Transport: UDP, BTH, AETH (24 bytes).
-wire [191:0] transport = {aeth, bth, udp};
-wire [191:0] transport_masked = {aeth, bth_masked, udp_masked};
-// The ICRC's input (SPEC.md §3.5): the masked headers, an IPv4 ACK's
-// shorter one padded with zeros at the front.
-wire [CRC_BYTES*8-1:0] crc_data = ack_ipv6
-    ? {transport_masked, ipv6_masked, 32'hFFFFFFFF, 32'd0}
-    : {transport_masked, ipv4_masked, 32'hFFFFFFFF, 32'd0, 160'd0};
-
-genvar slice;
-generate
-    for (slice = 0; slice < CRC_SLICES; slice = slice + 1) begin : g_icrc_slice
-        // The slice's own bits, all others zero: its share of the CRC.
-        crc32_lfsr #(
-            .DATA_WIDTH(CRC_BYTES*8)
-        ) icrc_inst (
-            .state_in(32'd0),
-            .data_in(crc_data & ({{(CRC_BYTES*8-CRC_SLICE_BITS){1'b0}}, {CRC_SLICE_BITS{1'b1}}} << (slice * CRC_SLICE_BITS))),
-            .state_out(crc_part[slice*32 +: 32])
-        );
-    end
-endgenerate
-
-// MACs swapped.
-wire [111:0] eth = {be16(ack_vlan_valid ? 16'h8100 : l3_type), be48(ack_eth_dst), be48(ack_eth_src)};
-wire [31:0]  vlan_tag = {be16(l3_type), be16({cfg_ack_pcp, 1'b0, ack_vlan_id})};
+roce_reply_frame #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .ROCE_UDP_PORT(ROCE_UDP_PORT),
+    .EXT_BYTES(AETH_BYTES)
+) frame_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_start(req_pop),
+    .idle(frame_idle),
+    .s_time(req_time),
+    .s_ipv6(req_ipv6),
+    .s_vlan_valid(req_vlan_valid),
+    .s_vlan_id(req_vlan_id),
+    .s_eth_dst(req_eth_dst),
+    .s_eth_src(req_eth_src),
+    .s_ip_src(req_ip_src),
+    .s_ip_dst(req_ip_dst),
+    .s_udp_sport(req_udp_sport),
+    .s_dscp(cfg_ack_dscp),
+    .s_pcp(cfg_ack_pcp),
+    .s_bth(bth),
+    .s_ext_valid(1'b1),
+    .s_ext(aeth),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast),
+    .m_axis_tuser(m_axis_tuser)
+);
 
 // The RAM's writes: the sweep, a context load, W's write-back.
 always @* begin
@@ -450,75 +362,10 @@ always @* begin
     end
 end
 
-// The frame builder.
-always @* begin
-    ack_state_next = ack_state_reg;
-    frame_next = frame_reg;
-    frame_len_next = frame_len_reg;
-    beat_next = beat_reg;
-
-    case (ack_state_reg)
-        ACK_IDLE: begin
-            if (req_pop) begin
-                ack_state_next = ACK_BUILD;
-            end
-        end
-        ACK_BUILD: begin
-            if (ack_ipv6) begin
-                frame_len_next = ack_vlan_valid ? 7'd86 : 7'd82;
-                frame_next = ack_vlan_valid
-                    ? {32'd0, transport, ipv6, vlan_tag, eth}
-                    : {64'd0, transport, ipv6, eth};
-            end else begin
-                frame_len_next = ack_vlan_valid ? 7'd66 : 7'd62;
-                frame_next = ack_vlan_valid
-                    ? {192'd0, transport, ipv4, vlan_tag, eth}
-                    : {224'd0, transport, ipv4, eth};
-            end
-            ack_state_next = ACK_CRC;
-        end
-        ACK_CRC: begin
-            // The ICRC goes least significant byte first into the last 4 bytes.
-            // The IPv4 checksum at IP header bytes 10-11.
-            case (frame_len_reg)
-                7'd62: begin
-                    frame_next[24*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[58*8 +: 32] = ~crc_state;
-                end
-                7'd66: begin
-                    frame_next[28*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[62*8 +: 32] = ~crc_state;
-                end
-                7'd82: frame_next[78*8 +: 32] = ~crc_state;
-                default: frame_next[82*8 +: 32] = ~crc_state;
-            endcase
-            beat_next = 0;
-            ack_state_next = ACK_SEND;
-        end
-        default: begin
-            // ACK_SEND
-            if (m_axis_tready) begin
-                beat_next = beat_reg + 1;
-                if (m_axis_tlast) begin
-                    ack_state_next = ACK_IDLE;
-                end
-            end
-        end
-    endcase
-end
-
 always @(posedge clk) begin
     init_reg <= init_next;
     init_addr_reg <= init_addr_next;
     coalesce_limit_reg <= $signed({1'b0, cfg_ack_coalesce}) - 9'sd1;
-    ack_state_reg <= ack_state_next;
-    frame_reg <= frame_next;
-    if (ack_state_reg == ACK_BUILD) begin
-        crc_part_reg <= crc_part;
-        csum_sum_reg <= csum_sum;
-    end
-    frame_len_reg <= frame_len_next;
-    beat_reg <= beat_next;
 
     // R takes the event; B takes R's with its word (W's being written, if
     // of the same QP) and B's updated word beside it; W takes B's.
@@ -547,7 +394,6 @@ always @(posedge clk) begin
     end
     if (req_pop) begin
         req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
-        ack_req_reg <= req_head;
     end
     req_count_reg <= req_count_reg + {2'd0, send} - {2'd0, req_pop};
 
@@ -561,7 +407,6 @@ always @(posedge clk) begin
         req_wr_ptr_reg <= 2'd0;
         req_rd_ptr_reg <= 2'd0;
         req_count_reg <= 3'd0;
-        ack_state_reg <= ACK_IDLE;
     end
 end
 
