@@ -161,6 +161,9 @@ impl CnSetup {
                 ctx.local, ctx.remote
             )));
         }
+        if let Some((ctx, psn)) = nic.qps.iter().find_map(|c| c.rq_psn.filter(|&p| p > 0xFF_FFFF).map(|p| (c, p))) {
+            return Err(named(format!("QP context {}: rq_psn {psn}; PSNs are 24 bits (0..=16777215)", ctx.local)));
+        }
         if let Some(ctx) = nic.qps.iter().find(|c| usize::from(c.priority) >= PFC_PRIORITIES) {
             let last = PFC_PRIORITIES - 1;
             return Err(named(format!("QP context {}: priority {}; priorities are 0-{last}", ctx.local, ctx.priority)));

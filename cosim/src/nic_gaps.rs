@@ -34,8 +34,9 @@ pub struct NicGaps {
     /// Sent frames to a remote QP in no context: no local QP is known, so
     /// the reaction point does not count them.
     pub sent_unknown_qp: UnknownQps,
-    /// Received RC requests to a local QP with no context while `ack_mode`
-    /// is on: no ACK or NAK answers them (`SPEC.md` §6.10).
+    /// Received RC requests (not CE-marked: those count above) to a local QP
+    /// with no context while `ack_mode` is on: no ACK or NAK answers them
+    /// (`SPEC.md` §6.10).
     #[serde(default)]
     pub request_unknown_qp: UnknownQps,
 }
@@ -104,10 +105,10 @@ impl NicGaps {
                 self.sent_unknown_qp.note(qp);
             }
         } else if !has_context(setup, qp) {
+            // Each frame counted once: a CE-marked request under the CE mark.
             if record.ecn == Some(3) && record.deth_src_qp.is_none() {
                 self.ce_unknown_qp.note(qp);
-            }
-            if setup.nic.cc.ack_mode != AckMode::Off && rc_request(opcode) {
+            } else if setup.nic.cc.ack_mode != AckMode::Off && rc_request(opcode) {
                 self.request_unknown_qp.note(qp);
             }
         }

@@ -88,7 +88,7 @@ fn the_responder_answers_losses_reorders_and_duplicates_as_go_back_n() {
         ];
         assert_eq!(answers, expected, "width {rtl_width:?}");
         let cnps = replay.transactions.iter().filter(|t| matches!(t.record, Record::Cn(CnRecord::Cnp { .. }))).count();
-        assert_eq!(cnps, 2, "width {rtl_width:?}: the CE marks at 105 and 109");
+        assert_eq!(cnps, 3, "width {rtl_width:?}: the CE marks on 107 (twice) and 111");
     }
 }
 

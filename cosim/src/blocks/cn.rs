@@ -354,15 +354,12 @@ impl BatchModel for RtlCn {
 /// transactions.
 pub type CnOutputs = (Vec<(u64, Vec<u8>)>, Vec<RateChange>);
 
-/// The frames and rate transactions of the golden CN block: CNPs and ACKs
-/// by tick, a CNP first at equal ticks (as the RTL's arbiter, SPEC.md
-/// §6.10).
+/// The frames and rate transactions of the golden CN block (its CNPs, then
+/// its ACKs and NAKs; `cn_replay` puts them in time order).
 pub fn golden_outputs(setup: &CnSetup, stimulus: &CnStimulus) -> CnOutputs {
     let golden = run_golden(setup, stimulus);
     let mut frames: Vec<(u64, Vec<u8>)> = golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect();
     frames.extend(golden.acks.into_iter().map(|(_, a)| (a.time, a.frame)));
-    // Stable: CNPs stay before ACKs of their tick, each in its order.
-    frames.sort_by_key(|(tick, _)| *tick);
     (frames, golden.rates.into_iter().map(|(_, r)| r).collect())
 }
 
@@ -388,11 +385,17 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
 
 /// Frames sent and rate changes as transactions, frames first, each with
 /// the last frame at or before its tick; and the frames at their emit times
-/// (ns since the epoch).
-pub fn cn_replay(stimulus: &CnStimulus, (cnps, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
-    let transactions = cnps
+/// (ns since the epoch). The frames go in one order whichever model sent
+/// them: by tick, a tick's CNPs before its ACKs and NAKs, each kind in the
+/// order sent (the RTL's arbiter may let an ACK out before a CNP that is
+/// still being built, SPEC.md §6.10).
+pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
+    let mut sent: Vec<(u64, Vec<u8>, CnRecord)> =
+        frames.into_iter().map(|(tick, frame)| (tick, frame.clone(), CnRecord::sent_frame(tick, &frame))).collect();
+    sent.sort_by_key(|(tick, _, record)| (*tick, record.is_ack()));
+    let transactions = sent
         .iter()
-        .map(|(tick, frame)| CnRecord::sent_frame(*tick, frame))
+        .map(|(_, _, record)| record.clone())
         .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
         .map(|record| {
             let tick = record.tick();
@@ -404,6 +407,6 @@ pub fn cn_replay(stimulus: &CnStimulus, (cnps, rates): CnOutputs) -> (Vec<Transa
             }
         })
         .collect();
-    let cnp_frames = cnps.into_iter().map(|(tick, frame)| (stimulus.time.time_ns(tick), frame)).collect();
-    (transactions, cnp_frames)
+    let sent_frames = sent.into_iter().map(|(tick, frame, _)| (stimulus.time.time_ns(tick), frame)).collect();
+    (transactions, sent_frames)
 }

@@ -3,7 +3,7 @@
 //! ACK, coalescing and a PSN wrap, each with the NIC file that turns the
 //! responder on.
 
-use metaroce_golden::cc_params::{AckMode, CcParams};
+use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
@@ -68,20 +68,23 @@ impl Timeline {
 }
 
 /// A 4-packet WRITE of `r` from `psn` (AckReq on its last), its packets
-/// `keep` of the four (a lost packet is not there), CE-marked when `ce`.
+/// `keep` of the four (a lost packet is not there), the last CE-marked when
+/// `ce`.
 fn write(t: &mut Timeline, r: &Requester, psn: u32, keep: &[u32], ce: bool) {
     const OPS: [u8; 4] = [WRITE_FIRST, WRITE_MIDDLE, WRITE_MIDDLE, WRITE_LAST];
     for &k in keep {
-        let ecn = if ce && k == 1 { CE } else { ECT0 };
+        let ecn = if ce && k == 3 { CE } else { ECT0 };
         t.push(r.frame(OPS[k as usize], psn + k, k == 3, ecn));
     }
 }
 
 /// `rc_go_back_n.pcap`: four requesters at the responder (host 1),
-/// `ack_mode` rocev2, ACKs coalesced every 16 packets, CNPs 4 µs apart.
+/// `ack_mode` rocev2, ACKs coalesced every 16 packets, MetaRoCE CNPs 4 µs
+/// apart.
 /// - QP 0x20 (IPv4, host 2): WRITEs from PSN 100; a lost packet (NAK),
-///   two more behind it (silence), go-back-N from the NAKed PSN; a
-///   CE-marked packet now and then (CNPs beside the ACKs).
+///   two more behind it (silence), go-back-N from the NAKed PSN; the last
+///   packet of a message CE-marked now and then: its CNP (built after the
+///   extent's division) and its ACK leave at the same tick.
 /// - QP 0x21 (IPv6 on VLAN 300, host 3, `rq_psn` 0xFFFFFE): SEND ONLYs
 ///   through the PSN wrap, AckReq on every second; the last ACK is lost, so
 ///   the requester times out and sends the last two again (duplicates).
@@ -128,6 +131,7 @@ fn go_back_n() -> Capture {
     write(&mut t, &r0, 108, &[0, 1, 2, 3], true);
 
     let cc = CcParams {
+        mode: CcMode::Metaroce,
         ack_mode: AckMode::Rocev2,
         ack_coalesce_pkts: 16,
         np_min_time_between_cnps: 4,
