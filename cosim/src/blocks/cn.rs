@@ -390,8 +390,13 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
 /// order sent (the RTL's arbiter may let an ACK out before a CNP that is
 /// still being built, SPEC.md §6.10).
 pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
-    let mut sent: Vec<(u64, Vec<u8>, CnRecord)> =
-        frames.into_iter().map(|(tick, frame)| (tick, frame.clone(), CnRecord::sent_frame(tick, &frame))).collect();
+    let mut sent: Vec<(u64, Vec<u8>, CnRecord)> = frames
+        .into_iter()
+        .map(|(tick, frame)| {
+            let record = CnRecord::sent_frame(tick, &frame);
+            (tick, frame, record)
+        })
+        .collect();
     sent.sort_by_key(|(tick, _, record)| (*tick, record.is_ack()));
     let transactions = sent
         .iter()
