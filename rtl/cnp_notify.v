@@ -132,6 +132,12 @@ reg [EVT_WIDTH-1:0] b_evt_reg;
 // The event's tick minus the CNP interval (signed), from R: B's interval
 // check is then one comparison with the word's last CNP tick.
 reg [64:0]          b_interval_start_reg;
+// Its high half plus one (34 bits, signed): with it the check splits into
+// three short carry chains side by side (high <, high <=, low <=) instead
+// of one 65-bit chain, and no two of them share operands (Yosys would
+// merge a < and a <= of the same operands into one chain and an equality
+// tree).
+reg [33:0]          b_interval_high_next_reg;
 wire [63:0]  b_time;
 wire [QP_INDEX_WIDTH-1:0] b_qp;
 wire         b_ce;
@@ -203,12 +209,9 @@ wire [15:0] entry_ce_pkts = b_fwd_sent_reg ? 16'd0 : read_ce_pkts;
 // CNP requests from stage B, queued for the builder: B never waits, and
 // the input is held while the events in R and B could overfill the queue.
 // A request is packed here and unpacked below, nowhere else.
-localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 16 + 16;
+localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 16 + 16 + 1;
 localparam REQ_DEPTH = 4;
-reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
-reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
-reg [2:0]           req_count_reg = 3'd0;
-wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
+wire [REQ_WIDTH-1:0] req_head;
 wire [63:0]  req_time;
 wire         req_ipv6;
 wire         req_vlan_valid;
@@ -221,8 +224,12 @@ wire [15:0]  req_udp_sport;
 wire [23:0]  req_dest_qp;
 wire [15:0]  req_pkts;
 wire [15:0]  req_ce_pkts;
+// Its CE count equals its packet count (the whole window was CE), decided
+// at B, so the builder's start reads a bit of the head, not a 16-bit
+// compare of two fields.
+wire         req_all_ce;
 assign {req_time, req_ipv6, req_vlan_valid, req_vlan_id, req_eth_dst, req_eth_src, req_ip_src, req_ip_dst,
-        req_udp_sport, req_dest_qp, req_pkts, req_ce_pkts} = req_head;
+        req_udp_sport, req_dest_qp, req_pkts, req_ce_pkts, req_all_ce} = req_head;
 
 // The CNP builder: the extent division here, the frame in frame_inst,
 // which takes the request as the queue's head is popped and the reserved
@@ -242,18 +249,43 @@ wire        remote_known = b_src_qp_valid || entry_remote_valid;
 wire [23:0] remote_qp = b_src_qp_valid ? b_src_qp : entry_remote_qp;
 // t - last_cnp >= interval, as last_cnp <= t - interval; for the word as
 // read and for the sent word side by side, so that b_fwd_sent_reg selects
-// after the comparisons.
+// after the comparisons. Each as high < start's high, or high <= it
+// (high < high + 1) when the low halves compare <=: the order of one
+// 65-bit compare.
+function interval_le(input [63:0] last, input [64:0] start, input [33:0] start_high_next);
+    reg high_lt;
+    reg high_le;
+    reg low_le;
+    begin
+        high_lt = $signed({1'b0, last[63:32]}) < $signed(start[64:32]);
+        high_le = $signed({2'b00, last[63:32]}) < $signed(start_high_next);
+        low_le = !(start[31:0] < last[31:0]);
+        interval_le = low_le ? high_le : high_lt;
+    end
+endfunction
 wire        read_interval_passed = !read_cnp_sent
-    || $signed({1'b0, read_last_cnp}) <= $signed(b_interval_start_reg);
-wire        sent_interval_passed = $signed({1'b0, b_sent_time_reg}) <= $signed(b_interval_start_reg);
+    || interval_le(read_last_cnp, b_interval_start_reg, b_interval_high_next_reg);
+wire        sent_interval_passed = interval_le(b_sent_time_reg, b_interval_start_reg, b_interval_high_next_reg);
 wire        interval_passed = b_fwd_sent_reg ? sent_interval_passed : read_interval_passed;
 wire        send_cnp = b_valid_reg && b_ce && remote_known && interval_passed;
 // B's word after its event: counted, or the sent word when send_cnp.
 wire [NP_ENTRY_WIDTH-1:0] counted_word = np_entry(entry_remote_valid, entry_remote_qp, entry_cnp_sent, entry_last_cnp,
                                                   pkts_new, ce_pkts_new);
 wire [NP_ENTRY_WIDTH-1:0] sent_word = np_entry(entry_remote_valid, entry_remote_qp, 1'b1, b_time, 16'd0, 16'd0);
-wire                      fwd_from_b = b_valid_reg && b_qp == r_qp;
-wire                      fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
+// The request's whole-window-CE bit, from the word as read: a request is
+// only queued by a CE event (send_cnp), whose counts both step up by one
+// (saturating): equal after it iff equal before, or both at FFFE or FFFF,
+// or both cleared by B's forwarded CNP.
+wire                      req_all_ce_in = b_fwd_sent_reg || read_ce_pkts == read_pkts
+    || (&read_ce_pkts[15:1] && &read_pkts[15:1]);
+// R's forwarding selects, registered a cycle early from what R, B and W
+// load next (the input's QP, R's event, B's event; each loads every
+// cycle), so the selects before b_entry_reg are registers, not QP
+// compares.
+reg                       fwd_from_b_reg = 1'b0;
+reg                       fwd_from_w_reg = 1'b0;
+wire                      fwd_from_b = fwd_from_b_reg;
+wire                      fwd_from_w = fwd_from_w_reg;
 
 qp_rmw_pipe #(
     .WIDTH(NP_ENTRY_WIDTH),
@@ -277,17 +309,37 @@ qp_rmw_pipe #(
 );
 
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
-                               b_udp_sport, remote_qp, pkts_new, ce_pkts_new};
-// The builder takes the queue's head when idle (registers only).
-wire        req_pop = frame_idle && req_count_reg != 3'd0;
-// Room for a request from each event in R and B and from one more.
-wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
+                               b_udp_sport, remote_qp, pkts_new, ce_pkts_new, req_all_ce_in};
+// The builder takes the queue's head when idle (registers only); the
+// input waits for room for a request from each event in R and B and from
+// one more.
+wire        req_pop;
+wire        req_room;
+wire        req_pending;
+
+reply_req_queue #(
+    .WIDTH(REQ_WIDTH),
+    .DEPTH(REQ_DEPTH)
+) req_queue_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_write(b_valid_reg),
+    .s_commit(send_cnp),
+    .s_req(req_in),
+    .s_pending({1'b0, r_valid_reg} + {1'b0, b_valid_reg}),
+    .s_room(req_room),
+    .m_take(frame_idle),
+    .m_start(req_pop),
+    .m_head(req_head),
+    .m_pending(req_pending)
+);
 
 assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
-assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
-assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || !frame_idle;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && req_room;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_pending || !frame_idle;
 wire   accept = s_evt_valid && s_evt_ready;
 wire   accept_in_range = accept && {8'd0, s_evt_qp} < QP_COUNT;
+wire [64:0] r_interval_start = {1'b0, r_time} - {33'd0, cfg_cnp_interval};
 
 // Restoring division step of ce * 2^15 / pkts (ce < pkts).
 wire [16:0] div_shifted = {div_rem_reg[15:0], 1'b0};
@@ -300,7 +352,7 @@ wire        div_bit = div_fits || (div_last && extent_reg[EXTENT_BITS-2:0] == 0)
 // The CNP's fields (SPEC.md §6.3): the BTH, and the reserved bytes with
 // the MetaRoCE extent: 1.0 when the whole window was CE (no division),
 // else the quotient as the division's last step shifts in its last bit.
-wire                 divide = cfg_metaroce && req_ce_pkts != req_pkts;
+wire                 divide = cfg_metaroce && !req_all_ce;
 wire [EXTENT_BITS:0] extent = div_active_reg ? {extent_reg[EXTENT_BITS-1:0], div_bit}
                                              : {1'b1, {EXTENT_BITS{1'b0}}};
 wire [RESERVED_BYTES*8-1:0] reserved = cfg_metaroce
@@ -411,8 +463,11 @@ always @(posedge clk) begin
     // says whether it holds one): its enables wait for no handshake.
     r_evt_reg <= s_evt_word;
     b_valid_reg <= r_valid_reg;
+    fwd_from_b_reg <= r_valid_reg && r_qp == s_evt_qp[QP_INDEX_WIDTH-1:0];
+    fwd_from_w_reg <= b_valid_reg && b_qp == s_evt_qp[QP_INDEX_WIDTH-1:0];
     b_evt_reg <= r_evt_reg;
-    b_interval_start_reg <= {1'b0, r_time} - {33'd0, cfg_cnp_interval};
+    b_interval_start_reg <= r_interval_start;
+    b_interval_high_next_reg <= {r_interval_start[64], r_interval_start[64:32]} + 34'd1;
     b_entry_reg <= entry;
     b_fwd_sent_reg <= fwd_from_b && send_cnp;
     b_sent_time_reg <= b_time;
@@ -422,33 +477,38 @@ always @(posedge clk) begin
     w_counted_reg <= counted_word;
     w_sent_reg <= sent_word;
 
-    // The request queue. B's event writes the free slot at the write
-    // pointer whether or not it sends (the input's hold keeps one free for
-    // it), so only the pointer waits for the CNP decision.
-    if (b_valid_reg) begin
-        req_mem[req_wr_ptr_reg] <= req_in;
-    end
-    if (send_cnp) begin
-        req_wr_ptr_reg <= req_wr_ptr_reg + 2'd1;
-    end
-    if (req_pop) begin
-        req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
-    end
-    req_count_reg <= req_count_reg + {2'd0, send_cnp} - {2'd0, req_pop};
-
     if (rst) begin
         init_reg <= 1'b1;
         init_addr_reg <= 0;
         r_valid_reg <= 1'b0;
         b_valid_reg <= 1'b0;
         b_fwd_sent_reg <= 1'b0;
+        fwd_from_b_reg <= 1'b0;
+        fwd_from_w_reg <= 1'b0;
         w_valid_reg <= 1'b0;
-        req_wr_ptr_reg <= 2'd0;
-        req_rd_ptr_reg <= 2'd0;
-        req_count_reg <= 3'd0;
         div_active_reg <= 1'b0;
     end
 end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+always @(posedge clk) begin
+    if (!rst && req_pop) begin
+        assert (req_all_ce == (req_ce_pkts == req_pkts))
+        else metaroce_assertion_failed("cnp_notify: the request's whole-window-CE bit disagrees with its counts");
+    end
+    if (!rst) begin
+        assert (fwd_from_b_reg == (b_valid_reg && b_qp == r_qp) && fwd_from_w_reg == (w_valid_reg && w_qp_reg == r_qp))
+        else metaroce_assertion_failed("cnp_notify: R's registered forwarding selects out of step");
+    end
+    if (!rst && b_valid_reg) begin
+        assert (read_interval_passed == (!read_cnp_sent
+                || $signed({1'b0, read_last_cnp}) <= $signed(b_interval_start_reg))
+                && sent_interval_passed == ($signed({1'b0, b_sent_time_reg}) <= $signed(b_interval_start_reg)))
+        else metaroce_assertion_failed("cnp_notify: the split interval check disagrees with the 65-bit compare");
+    end
+end
+`endif
 
 endmodule
 

@@ -13,6 +13,7 @@ rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/roce_responder.v
 rtl/roce_reply_frame.v
+rtl/reply_req_queue.v
 rtl/dcqcn_rp.v
 rtl/rp_catch_up_chunk.v
 rtl/stream_fifo.v

@@ -212,10 +212,7 @@ assign {ent_remote_valid, ent_remote_qp, ent_psn_valid, ent_epsn, ent_msn, ent_n
 // A request is packed here and unpacked below, nowhere else.
 localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 24 + 1 + 24;
 localparam REQ_DEPTH = 4;
-reg [REQ_WIDTH-1:0] req_mem [0:REQ_DEPTH-1];
-reg [1:0]           req_wr_ptr_reg = 2'd0, req_rd_ptr_reg = 2'd0;
-reg [2:0]           req_count_reg = 3'd0;
-wire [REQ_WIDTH-1:0] req_head = req_mem[req_rd_ptr_reg];
+wire [REQ_WIDTH-1:0] req_head;
 wire [63:0]  req_time;
 wire         req_ipv6;
 wire         req_vlan_valid;
@@ -284,14 +281,33 @@ qp_rmw_pipe #(
 
 wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
                                b_udp_sport, ent_remote_qp, reply_psn, ahead, msn_after};
-// The builder takes the queue's head when idle (registers only).
-wire        req_pop = frame_idle && req_count_reg != 3'd0;
-// Room for a request from each event in R and B and from one more.
-wire [3:0]  req_claims = {1'b0, req_count_reg} - {3'd0, req_pop} + {3'd0, r_valid_reg} + {3'd0, b_valid_reg};
+// The builder takes the queue's head when idle (registers only); the
+// input waits for room for a request from each event in R and B and from
+// one more.
+wire        req_pop;
+wire        req_room;
+wire        req_pending;
+
+reply_req_queue #(
+    .WIDTH(REQ_WIDTH),
+    .DEPTH(REQ_DEPTH)
+) req_queue_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_write(b_valid_reg),
+    .s_commit(send),
+    .s_req(req_in),
+    .s_pending({1'b0, r_valid_reg} + {1'b0, b_valid_reg}),
+    .s_room(req_room),
+    .m_take(frame_idle),
+    .m_start(req_pop),
+    .m_head(req_head),
+    .m_pending(req_pending)
+);
 
 assign s_qpctx_ready = !init_reg && !r_valid_reg && !b_valid_reg && !w_valid_reg;
-assign s_evt_ready = !init_reg && !s_qpctx_valid && req_claims < REQ_DEPTH;
-assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_count_reg != 3'd0 || !frame_idle;
+assign s_evt_ready = !init_reg && !s_qpctx_valid && req_room;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || req_pending || !frame_idle;
 wire   accept = s_evt_valid && s_evt_ready;
 // Events are taken and dropped unless ack_mode is rocev2, and for QPs past
 // the table.
@@ -383,20 +399,6 @@ always @(posedge clk) begin
     w_qp_reg <= b_qp;
     w_word_reg <= b_word;
 
-    // The request queue. B's event writes the free slot at the write
-    // pointer whether or not it sends (the input's hold keeps one free for
-    // it), so only the pointer waits for the decision.
-    if (b_valid_reg) begin
-        req_mem[req_wr_ptr_reg] <= req_in;
-    end
-    if (send) begin
-        req_wr_ptr_reg <= req_wr_ptr_reg + 2'd1;
-    end
-    if (req_pop) begin
-        req_rd_ptr_reg <= req_rd_ptr_reg + 2'd1;
-    end
-    req_count_reg <= req_count_reg + {2'd0, send} - {2'd0, req_pop};
-
     if (rst) begin
         init_reg <= 1'b1;
         init_addr_reg <= 0;
@@ -404,9 +406,6 @@ always @(posedge clk) begin
         b_valid_reg <= 1'b0;
         b_fwd_reg <= 1'b0;
         w_valid_reg <= 1'b0;
-        req_wr_ptr_reg <= 2'd0;
-        req_rd_ptr_reg <= 2'd0;
-        req_count_reg <= 3'd0;
     end
 end
 
@@ -414,9 +413,6 @@ end
 import "DPI-C" function void metaroce_assertion_failed(input string message);
 always @(posedge clk) begin
     if (!rst) begin
-        // The input's hold keeps a slot free for B's event.
-        assert ({1'b0, req_count_reg} + {3'd0, send} - {3'd0, req_pop} <= REQ_DEPTH)
-        else metaroce_assertion_failed("roce_responder: the request queue overflowed");
         // A context load waits for the pipeline to drain (one RAM write port).
         assert (!(s_qpctx_valid && s_qpctx_ready && (r_valid_reg || b_valid_reg || w_valid_reg)))
         else metaroce_assertion_failed("roce_responder: a context load beside a write-back");
