@@ -134,9 +134,9 @@ reg [EVT_WIDTH-1:0] b_evt_reg;
 reg [64:0]          b_interval_start_reg;
 // Its high half plus one (34 bits, signed): with it the check splits into
 // three short carry chains side by side (high <, high <=, low <=) instead
-// of one 65-bit chain, and no two of them share operands (Yosys would
-// merge a < and a <= of the same operands into one chain and an equality
-// tree).
+// of one 65-bit chain, and no two of them compare the same pair of
+// operands (Yosys would merge a < and a <= of the same operands into one
+// chain and an equality tree).
 reg [33:0]          b_interval_high_next_reg;
 wire [63:0]  b_time;
 wire [QP_INDEX_WIDTH-1:0] b_qp;
@@ -281,7 +281,8 @@ wire                      req_all_ce_in = b_fwd_sent_reg || read_ce_pkts == read
 // R's forwarding selects, registered a cycle early from what R, B and W
 // load next (the input's QP, R's event, B's event; each loads every
 // cycle), so the selects before b_entry_reg are registers, not QP
-// compares.
+// compares. An enable on r_evt_reg, b_evt_reg or w_qp_reg would break
+// them (the assertion below checks them against the live compares).
 reg                       fwd_from_b_reg = 1'b0;
 reg                       fwd_from_w_reg = 1'b0;
 wire                      fwd_from_b = fwd_from_b_reg;

@@ -13,8 +13,8 @@
  * (s_commit, late in B's cycle).
  *
  * The head is the slot at the read pointer, a distributed-RAM read at a
- * registered address: a request is at the head the cycle after B queues
- * it. (A registered copy of the head, loaded from the slot after a pop,
+ * registered address: a request B queues into an empty queue is at the
+ * head the next cycle. (A registered copy of the head, loaded from the slot after a pop,
  * put the pop's decision before the RAM's address, whose fanout spans the
  * request's width: slower on ECP5, docs/timing.md.)
  *
@@ -26,7 +26,8 @@
  * | s_pending | 2     | events in the user's pipeline that may still queue   |
  * |           |       | one (R's and B's)                                    |
  * | s_room    | 1     | room for a request from each and from one more: the  |
- * |           |       | user's input may take an event (from registers)      |
+ * |           |       | user's input may take an event (from registers when  |
+ * |           |       | m_take and s_pending are)                            |
  * | m_take    | 1     | the builder is idle                                  |
  * | m_start   | 1     | it takes the head (m_take with a request queued)     |
  * | m_head    | WIDTH | the oldest request                                   |
@@ -34,9 +35,7 @@
  */
 module reply_req_queue #(
     parameter WIDTH = 8,
-    parameter DEPTH = 4,
-    parameter PTR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1,
-    parameter COUNT_WIDTH = $clog2(DEPTH + 1)
+    parameter DEPTH = 4
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -53,6 +52,9 @@ module reply_req_queue #(
     output wire [WIDTH-1:0]       m_head,
     output wire                   m_pending
 );
+
+localparam PTR_WIDTH = DEPTH > 1 ? $clog2(DEPTH) : 1;
+localparam COUNT_WIDTH = $clog2(DEPTH + 1);
 
 // The pointers wrap at DEPTH.
 generate
