@@ -383,13 +383,11 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
     Ok((cnps, rates))
 }
 
-/// Frames sent and rate changes as transactions, frames first, each with
-/// the last frame at or before its tick; and the frames at their emit times
-/// (ns since the epoch). The frames go in one order whichever model sent
-/// them: by tick, a tick's CNPs before its ACKs and NAKs, each kind in the
-/// order sent (the RTL's arbiter may let an ACK out before a CNP that is
-/// still being built, SPEC.md §6.10).
-pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
+/// Frames sent (tick, bytes), each with its record, in one order whichever
+/// model sent them: by tick, a tick's CNPs before its ACKs and NAKs, each
+/// kind in the order sent (the RTL's arbiter may let an ACK out before a
+/// CNP that is still being built, SPEC.md §6.10).
+pub fn replay_order(frames: Vec<(u64, Vec<u8>)>) -> Vec<(u64, Vec<u8>, CnRecord)> {
     let mut sent: Vec<(u64, Vec<u8>, CnRecord)> = frames
         .into_iter()
         .map(|(tick, frame)| {
@@ -398,6 +396,14 @@ pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Tran
         })
         .collect();
     sent.sort_by_key(|(tick, _, record)| (*tick, record.is_ack()));
+    sent
+}
+
+/// Frames sent and rate changes as transactions, frames first (in
+/// `replay_order`), each with the last frame at or before its tick; and the
+/// frames at their emit times (ns since the epoch).
+pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
+    let sent = replay_order(frames);
     let transactions = sent
         .iter()
         .map(|(_, _, record)| record.clone())

@@ -11,6 +11,7 @@ use metaroce_golden::{parse_frame, ParserConfig};
 
 use super::entry::Capture;
 use crate::addresses::host_mac;
+use crate::blocks::cn::replay_order;
 use crate::capture::{GenFrame, START_NS};
 use crate::stimuli::RoceFrame;
 
@@ -170,8 +171,7 @@ fn replies(capture: &Capture, name: &str) -> Capture {
     }
     let mut sent: Vec<(u64, Vec<u8>)> = out.cnps.into_iter().map(|c| (c.time, c.frame)).collect();
     sent.extend(out.acks.into_iter().map(|a| (a.time, a.frame)));
-    sent.sort_by_key(|(tick, _)| *tick);
-    let frames = sent.into_iter().map(|(tick, data)| GenFrame::at(time.time_ns(tick), data)).collect();
+    let frames = replay_order(sent).into_iter().map(|(tick, data, _)| GenFrame::at(time.time_ns(tick), data)).collect();
     Capture { name: name.into(), frames, expect_error: None, nic: None }
 }
 
