@@ -4,6 +4,7 @@
 `default_nettype none
 
 `include "metaroce_cfg.vh"
+`include "reply_addr.vh"
 
 /*
  * Notification point: received RoCE data packets in, CNPs out as whole
@@ -32,11 +33,9 @@
  * | s_evt_time          | 64         | tick (ns) of the packet; never decreases        |
  * | s_evt_qp            | 24         | local QP (BTH DestQP)                           |
  * | s_evt_ce            | 1          | ECN = CE                                        |
- * | s_evt_ipv6          | 1          | IPv6 (else IPv4)                                |
- * | s_evt_vlan_valid/id | 1/12       | outer VLAN tag of the packet                    |
- * | s_evt_eth_dst/src   | 48/48      | MACs, first wire byte in 47:40                  |
- * | s_evt_ip_src/dst    | 128/128    | IPs, first wire byte in 127:120 (IPv4 in 31:0)  |
- * | s_evt_udp_sport     | 16         | UDP source port, reused by the CNP              |
+ * | s_evt_reply_addr    | 382        | the packet's addresses the CNP answers with     |
+ * |                     |            | (rtl/reply_addr.vh), carried whole to the       |
+ * |                     |            | builder                                         |
  * | s_evt_src_qp_valid  | 1          | DETH source QP present (UD): names the remote   |
  * | s_qpctx_local/remote| 24/24      | QP context table write (local QP -> remote QP)  |
  * | m_axis_t*           | DATA_WIDTH | CNP frames (no FCS)                             |
@@ -67,14 +66,7 @@ module cnp_notify #(
     input  wire [63:0]            s_evt_time,
     input  wire [23:0]            s_evt_qp,
     input  wire                   s_evt_ce,
-    input  wire                   s_evt_ipv6,
-    input  wire                   s_evt_vlan_valid,
-    input  wire [11:0]            s_evt_vlan_id,
-    input  wire [47:0]            s_evt_eth_dst,
-    input  wire [47:0]            s_evt_eth_src,
-    input  wire [127:0]           s_evt_ip_src,
-    input  wire [127:0]           s_evt_ip_dst,
-    input  wire [15:0]            s_evt_udp_sport,
+    input  wire [`REPLY_ADDR_WIDTH-1:0] s_evt_reply_addr,
     input  wire                   s_evt_src_qp_valid,
     input  wire [23:0]            s_evt_src_qp,
 
@@ -119,10 +111,9 @@ reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
 
 // The event, packed at the input and unpacked at stage B: R holds it while
 // its QP's RAM word is read, B while the word is used.
-localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 1 + 24;
-wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_ce, s_evt_ipv6,
-    s_evt_vlan_valid, s_evt_vlan_id, s_evt_eth_dst, s_evt_eth_src, s_evt_ip_src, s_evt_ip_dst,
-    s_evt_udp_sport, s_evt_src_qp_valid, s_evt_src_qp};
+localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + `REPLY_ADDR_WIDTH + 1 + 24;
+wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_ce, s_evt_reply_addr,
+    s_evt_src_qp_valid, s_evt_src_qp};
 reg                 r_valid_reg = 1'b0;
 reg [EVT_WIDTH-1:0] r_evt_reg;
 wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
@@ -141,18 +132,10 @@ reg [33:0]          b_interval_high_next_reg;
 wire [63:0]  b_time;
 wire [QP_INDEX_WIDTH-1:0] b_qp;
 wire         b_ce;
-wire         b_ipv6;
-wire         b_vlan_valid;
-wire [11:0]  b_vlan_id;
-wire [47:0]  b_eth_dst;
-wire [47:0]  b_eth_src;
-wire [127:0] b_ip_src;
-wire [127:0] b_ip_dst;
-wire [15:0]  b_udp_sport;
+wire [`REPLY_ADDR_WIDTH-1:0] b_reply_addr;
 wire         b_src_qp_valid;
 wire [23:0]  b_src_qp;
-assign {b_time, b_qp, b_ce, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
-        b_udp_sport, b_src_qp_valid, b_src_qp} = b_evt_reg;
+assign {b_time, b_qp, b_ce, b_reply_addr, b_src_qp_valid, b_src_qp} = b_evt_reg;
 // The RAM word, packed here and unpacked below, nowhere else.
 function [NP_ENTRY_WIDTH-1:0] np_entry(
     input        remote_valid,
@@ -209,18 +192,11 @@ wire [15:0] entry_ce_pkts = b_fwd_sent_reg ? 16'd0 : read_ce_pkts;
 // CNP requests from stage B, queued for the builder: B never waits, and
 // the input is held while the events in R and B could overfill the queue.
 // A request is packed here and unpacked below, nowhere else.
-localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 16 + 16 + 1;
+localparam REQ_WIDTH = 64 + `REPLY_ADDR_WIDTH + 24 + 16 + 16 + 1;
 localparam REQ_DEPTH = 4;
 wire [REQ_WIDTH-1:0] req_head;
 wire [63:0]  req_time;
-wire         req_ipv6;
-wire         req_vlan_valid;
-wire [11:0]  req_vlan_id;
-wire [47:0]  req_eth_dst;
-wire [47:0]  req_eth_src;
-wire [127:0] req_ip_src;
-wire [127:0] req_ip_dst;
-wire [15:0]  req_udp_sport;
+wire [`REPLY_ADDR_WIDTH-1:0] req_reply_addr;
 wire [23:0]  req_dest_qp;
 wire [15:0]  req_pkts;
 wire [15:0]  req_ce_pkts;
@@ -228,8 +204,7 @@ wire [15:0]  req_ce_pkts;
 // at B, so the builder's start reads a bit of the head, not a 16-bit
 // compare of two fields.
 wire         req_all_ce;
-assign {req_time, req_ipv6, req_vlan_valid, req_vlan_id, req_eth_dst, req_eth_src, req_ip_src, req_ip_dst,
-        req_udp_sport, req_dest_qp, req_pkts, req_ce_pkts, req_all_ce} = req_head;
+assign {req_time, req_reply_addr, req_dest_qp, req_pkts, req_ce_pkts, req_all_ce} = req_head;
 
 // The CNP builder: the extent division here, the frame in frame_inst,
 // which takes the request as the queue's head is popped and the reserved
@@ -309,8 +284,7 @@ qp_rmw_pipe #(
     .wr_data(wr_data)
 );
 
-wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
-                               b_udp_sport, remote_qp, pkts_new, ce_pkts_new, req_all_ce_in};
+wire [REQ_WIDTH-1:0] req_in = {b_time, b_reply_addr, remote_qp, pkts_new, ce_pkts_new, req_all_ce_in};
 // The builder takes the queue's head when idle (registers only); the
 // input waits for room for a request from each event in R and B and from
 // one more.
@@ -372,14 +346,7 @@ roce_reply_frame #(
     .s_start(req_pop),
     .idle(frame_idle),
     .s_time(req_time),
-    .s_ipv6(req_ipv6),
-    .s_vlan_valid(req_vlan_valid),
-    .s_vlan_id(req_vlan_id),
-    .s_eth_dst(req_eth_dst),
-    .s_eth_src(req_eth_src),
-    .s_ip_src(req_ip_src),
-    .s_ip_dst(req_ip_dst),
-    .s_udp_sport(req_udp_sport),
+    .s_reply_addr(req_reply_addr),
     .s_dscp(cfg_cnp_dscp),
     .s_pcp(cfg_cnp_pcp),
     .s_bth(bth),

@@ -4,6 +4,7 @@
 `default_nettype none
 
 `include "metaroce_cfg.vh"
+`include "reply_addr.vh"
 
 /*
  * Congestion-notification block (SPEC.md §6): one event input feeding the
@@ -128,6 +129,11 @@ assign s_evt_ready = to_np ? rx_open : (to_rp ? rp_ready : 1'b1);
 wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready);
 wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready;
 
+// The received packet's addresses, which its CNP or ACK answers with: one
+// bus (rtl/reply_addr.vh) to both reply points.
+wire [`REPLY_ADDR_WIDTH-1:0] evt_reply_addr = `REPLY_ADDR_PACK(s_evt_ipv6, s_evt_vlan_valid, s_evt_vlan_id,
+    s_evt_eth_dst, s_evt_eth_src, s_evt_ip_src, s_evt_ip_dst, s_evt_udp_sport);
+
 // The two frame sources, merged below.
 wire [DATA_WIDTH-1:0] np_axis_tdata;
 wire [KEEP_WIDTH-1:0] np_axis_tkeep;
@@ -160,14 +166,7 @@ cnp_notify #(
     .s_evt_time(s_evt_time),
     .s_evt_qp(s_evt_qp),
     .s_evt_ce(s_evt_ce),
-    .s_evt_ipv6(s_evt_ipv6),
-    .s_evt_vlan_valid(s_evt_vlan_valid),
-    .s_evt_vlan_id(s_evt_vlan_id),
-    .s_evt_eth_dst(s_evt_eth_dst),
-    .s_evt_eth_src(s_evt_eth_src),
-    .s_evt_ip_src(s_evt_ip_src),
-    .s_evt_ip_dst(s_evt_ip_dst),
-    .s_evt_udp_sport(s_evt_udp_sport),
+    .s_evt_reply_addr(evt_reply_addr),
     .s_evt_src_qp_valid(s_evt_src_qp_valid),
     .s_evt_src_qp(s_evt_src_qp),
     .m_axis_tdata(np_axis_tdata),
@@ -198,14 +197,7 @@ roce_responder #(
     .s_evt_ready(resp_ready),
     .s_evt_time(s_evt_time),
     .s_evt_qp(s_evt_qp),
-    .s_evt_ipv6(s_evt_ipv6),
-    .s_evt_vlan_valid(s_evt_vlan_valid),
-    .s_evt_vlan_id(s_evt_vlan_id),
-    .s_evt_eth_dst(s_evt_eth_dst),
-    .s_evt_eth_src(s_evt_eth_src),
-    .s_evt_ip_src(s_evt_ip_src),
-    .s_evt_ip_dst(s_evt_ip_dst),
-    .s_evt_udp_sport(s_evt_udp_sport),
+    .s_evt_reply_addr(evt_reply_addr),
     .s_evt_psn(s_evt_psn),
     .s_evt_ack_req(s_evt_ack_req),
     .s_evt_msg_end(s_evt_msg_end),

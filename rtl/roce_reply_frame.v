@@ -3,6 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "reply_addr.vh"
+
 /*
  * Reply-frame builder: one RoCEv2 frame answering a received packet, the
  * notification point's CNP (SPEC.md §6.3, cnp_notify.v, EXT_BYTES 16: the
@@ -26,12 +28,10 @@
  * | s_start             | 1           | take the request (only while idle)             |
  * | idle                | 1           | no request held: s_start is taken              |
  * | s_time              | 64          | emit tick, m_axis_tuser of every beat           |
- * | s_ipv6              | 1           | IPv6 (else IPv4)                               |
- * | s_vlan_valid/id     | 1/12        | the received packet's outer VLAN tag           |
- * | s_eth_dst/src       | 48/48       | its MACs, first wire byte in 47:40             |
- * | s_ip_src/dst        | 128/128     | its IPs, first wire byte in 127:120 (IPv4 in   |
- * |                     |             | 31:0)                                          |
- * | s_udp_sport         | 16          | its UDP source port, the reply's source port   |
+ * | s_reply_addr        | 382         | the received packet's addresses, unpacked here |
+ * |                     |             | alone (rtl/reply_addr.vh): IPv6 (else IPv4),   |
+ * |                     |             | its outer VLAN tag, MACs, IPs (IPv4 in the low |
+ * |                     |             | 32 bits) and UDP source port (the reply's)     |
  * | s_dscp/pcp          | 6/3         | the reply's DSCP and 802.1p priority            |
  * | s_bth               | 96          | the reply's BTH, first wire byte in 7:0        |
  * | s_ext_valid         | 1           | s_ext holds the extension bytes (at s_start or |
@@ -55,14 +55,7 @@ module roce_reply_frame #(
     input  wire                   s_start,
     output wire                   idle,
     input  wire [63:0]            s_time,
-    input  wire                   s_ipv6,
-    input  wire                   s_vlan_valid,
-    input  wire [11:0]            s_vlan_id,
-    input  wire [47:0]            s_eth_dst,
-    input  wire [47:0]            s_eth_src,
-    input  wire [127:0]           s_ip_src,
-    input  wire [127:0]           s_ip_dst,
-    input  wire [15:0]            s_udp_sport,
+    input  wire [`REPLY_ADDR_WIDTH-1:0] s_reply_addr,
     input  wire [5:0]             s_dscp,
     input  wire [2:0]             s_pcp,
     input  wire [95:0]            s_bth,
@@ -295,14 +288,14 @@ always @(posedge clk) begin
     state_reg <= state_next;
     if (take) begin
         time_reg <= s_time;
-        ipv6_reg <= s_ipv6;
-        vlan_valid_reg <= s_vlan_valid;
-        vlan_id_reg <= s_vlan_id;
-        eth_dst_reg <= s_eth_dst;
-        eth_src_reg <= s_eth_src;
-        ip_src_reg <= s_ip_src;
-        ip_dst_reg <= s_ip_dst;
-        udp_sport_reg <= s_udp_sport;
+        ipv6_reg <= s_reply_addr[`REPLY_ADDR_IPV6];
+        vlan_valid_reg <= s_reply_addr[`REPLY_ADDR_VLAN_VALID];
+        vlan_id_reg <= s_reply_addr[`REPLY_ADDR_VLAN_ID];
+        eth_dst_reg <= s_reply_addr[`REPLY_ADDR_ETH_DST];
+        eth_src_reg <= s_reply_addr[`REPLY_ADDR_ETH_SRC];
+        ip_src_reg <= s_reply_addr[`REPLY_ADDR_IP_SRC];
+        ip_dst_reg <= s_reply_addr[`REPLY_ADDR_IP_DST];
+        udp_sport_reg <= s_reply_addr[`REPLY_ADDR_UDP_SPORT];
         dscp_reg <= s_dscp;
         pcp_reg <= s_pcp;
         bth_reg <= s_bth;

@@ -4,6 +4,7 @@
 `default_nettype none
 
 `include "metaroce_cfg.vh"
+`include "reply_addr.vh"
 
 /*
  * RC responder (SPEC.md §6.10): received RC SEND and WRITE requests in,
@@ -37,11 +38,9 @@
  * | s_qpctx_psn_valid/psn | 1/24       | ... and its first expected PSN (rq_psn)       |
  * | s_evt_time            | 64         | tick (ns) of the packet                       |
  * | s_evt_qp              | 24         | local QP (BTH DestQP)                         |
- * | s_evt_ipv6            | 1          | IPv6 (else IPv4)                              |
- * | s_evt_vlan_valid/id   | 1/12       | outer VLAN tag of the packet                  |
- * | s_evt_eth_dst/src     | 48/48      | MACs, first wire byte in 47:40                |
- * | s_evt_ip_src/dst      | 128/128    | IPs, first wire byte in 127:120 (IPv4 in 31:0)|
- * | s_evt_udp_sport       | 16         | UDP source port, reused by the ACK            |
+ * | s_evt_reply_addr      | 382        | the packet's addresses the ACK answers with   |
+ * |                       |            | (rtl/reply_addr.vh), carried whole to the     |
+ * |                       |            | builder                                       |
  * | s_evt_psn             | 24         | BTH PSN                                       |
  * | s_evt_ack_req         | 1          | BTH AckReq                                    |
  * | s_evt_msg_end         | 1          | last or only packet of a message              |
@@ -77,14 +76,7 @@ module roce_responder #(
     output wire                   s_evt_ready,
     input  wire [63:0]            s_evt_time,
     input  wire [23:0]            s_evt_qp,
-    input  wire                   s_evt_ipv6,
-    input  wire                   s_evt_vlan_valid,
-    input  wire [11:0]            s_evt_vlan_id,
-    input  wire [47:0]            s_evt_eth_dst,
-    input  wire [47:0]            s_evt_eth_src,
-    input  wire [127:0]           s_evt_ip_src,
-    input  wire [127:0]           s_evt_ip_dst,
-    input  wire [15:0]            s_evt_udp_sport,
+    input  wire [`REPLY_ADDR_WIDTH-1:0] s_evt_reply_addr,
     input  wire [23:0]            s_evt_psn,
     input  wire                   s_evt_ack_req,
     input  wire                   s_evt_msg_end,
@@ -136,10 +128,9 @@ reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
 
 // The event, packed at the input and unpacked at stage B: R holds it while
 // its QP's RAM word is read, B while the word is used.
-localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 1 + 1;
-wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_ipv6,
-    s_evt_vlan_valid, s_evt_vlan_id, s_evt_eth_dst, s_evt_eth_src, s_evt_ip_src, s_evt_ip_dst,
-    s_evt_udp_sport, s_evt_psn, s_evt_ack_req, s_evt_msg_end};
+localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + `REPLY_ADDR_WIDTH + 24 + 1 + 1;
+wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_reply_addr, s_evt_psn,
+    s_evt_ack_req, s_evt_msg_end};
 reg                 r_valid_reg = 1'b0;
 reg [EVT_WIDTH-1:0] r_evt_reg;
 wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
@@ -150,19 +141,11 @@ reg [EVT_WIDTH-1:0] b_evt_reg;
 reg [23:0]          b_psn_next_reg;
 wire [63:0]  b_time;
 wire [QP_INDEX_WIDTH-1:0] b_qp;
-wire         b_ipv6;
-wire         b_vlan_valid;
-wire [11:0]  b_vlan_id;
-wire [47:0]  b_eth_dst;
-wire [47:0]  b_eth_src;
-wire [127:0] b_ip_src;
-wire [127:0] b_ip_dst;
-wire [15:0]  b_udp_sport;
+wire [`REPLY_ADDR_WIDTH-1:0] b_reply_addr;
 wire [23:0]  b_psn;
 wire         b_ack_req;
 wire         b_msg_end;
-assign {b_time, b_qp, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
-        b_udp_sport, b_psn, b_ack_req, b_msg_end} = b_evt_reg;
+assign {b_time, b_qp, b_reply_addr, b_psn, b_ack_req, b_msg_end} = b_evt_reg;
 // The RAM word, packed here and unpacked below, nowhere else.
 function [RS_ENTRY_WIDTH-1:0] rs_entry(
     input        remote_valid,
@@ -210,24 +193,16 @@ assign {ent_remote_valid, ent_remote_qp, ent_psn_valid, ent_epsn, ent_msn, ent_n
 // ACK/NAK requests from stage B, queued for the builder: B never waits, and
 // the input is held while the events in R and B could overfill the queue.
 // A request is packed here and unpacked below, nowhere else.
-localparam REQ_WIDTH = 64 + 1 + 1 + 12 + 48 + 48 + 128 + 128 + 16 + 24 + 24 + 1 + 24;
+localparam REQ_WIDTH = 64 + `REPLY_ADDR_WIDTH + 24 + 24 + 1 + 24;
 localparam REQ_DEPTH = 4;
 wire [REQ_WIDTH-1:0] req_head;
 wire [63:0]  req_time;
-wire         req_ipv6;
-wire         req_vlan_valid;
-wire [11:0]  req_vlan_id;
-wire [47:0]  req_eth_dst;
-wire [47:0]  req_eth_src;
-wire [127:0] req_ip_src;
-wire [127:0] req_ip_dst;
-wire [15:0]  req_udp_sport;
+wire [`REPLY_ADDR_WIDTH-1:0] req_reply_addr;
 wire [23:0]  req_dest_qp;
 wire [23:0]  req_psn;
 wire         req_nak;
 wire [23:0]  req_msn;
-assign {req_time, req_ipv6, req_vlan_valid, req_vlan_id, req_eth_dst, req_eth_src, req_ip_src, req_ip_dst,
-        req_udp_sport, req_dest_qp, req_psn, req_nak, req_msn} = req_head;
+assign {req_time, req_reply_addr, req_dest_qp, req_psn, req_nak, req_msn} = req_head;
 // The frame builder (frame_inst, below) takes the queue's head when idle.
 wire         frame_idle;
 
@@ -279,8 +254,7 @@ qp_rmw_pipe #(
     .wr_data(wr_data)
 );
 
-wire [REQ_WIDTH-1:0] req_in = {b_time, b_ipv6, b_vlan_valid, b_vlan_id, b_eth_dst, b_eth_src, b_ip_src, b_ip_dst,
-                               b_udp_sport, ent_remote_qp, reply_psn, ahead, msn_after};
+wire [REQ_WIDTH-1:0] req_in = {b_time, b_reply_addr, ent_remote_qp, reply_psn, ahead, msn_after};
 // The builder takes the queue's head when idle (registers only); the
 // input waits for room for a request from each event in R and B and from
 // one more.
@@ -328,14 +302,7 @@ roce_reply_frame #(
     .s_start(req_pop),
     .idle(frame_idle),
     .s_time(req_time),
-    .s_ipv6(req_ipv6),
-    .s_vlan_valid(req_vlan_valid),
-    .s_vlan_id(req_vlan_id),
-    .s_eth_dst(req_eth_dst),
-    .s_eth_src(req_eth_src),
-    .s_ip_src(req_ip_src),
-    .s_ip_dst(req_ip_dst),
-    .s_udp_sport(req_udp_sport),
+    .s_reply_addr(req_reply_addr),
     .s_dscp(cfg_ack_dscp),
     .s_pcp(cfg_ack_pcp),
     .s_bth(bth),
