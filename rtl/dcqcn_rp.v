@@ -359,8 +359,6 @@ reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0;
 
 // A: the event (extent clamped to 1.0 and qualified by the mode).
 reg                      a_valid_reg = 1'b0;
-reg [63:0]               a_time_reg;
-reg                      a_cnp_reg;
 reg [QP_INDEX_WIDTH-1:0] a_qp_reg;
 // A's QP equals the QP register of R, L, M, K, Q, V, C (bits 6..0), kept
 // as the stages move (compared when A loads, against what each stage holds
@@ -369,9 +367,21 @@ reg [6:0]                a_same_qp_reg;
 // a_same_qp_reg & stage_writes but L's bit, a cycle ahead: A's wait reads
 // it and L's bit (L's word arrives from the RAM the cycle before).
 reg [6:0]                a_block_reg;
-reg [16:0]               a_len_reg;
-reg                      a_use_extent_reg;
-reg [15:0]               a_extent_reg;
+// A's fields that only R reads, in two slots: the slot A does not hold
+// loads the input every cycle (its enable is a register), and A takes it
+// by flipping a_slot_reg when it loads. So A's handshake (s_evt_ready)
+// enables a few registers, not these 99 bits: its fan-out across the die
+// was the block's worst path.
+localparam A_DATA_WIDTH = 64 + 1 + 17 + 1 + 16;
+reg                      a_slot_reg = 1'b0;
+reg [A_DATA_WIDTH-1:0]   a_slot0_reg;
+reg [A_DATA_WIDTH-1:0]   a_slot1_reg;
+wire [63:0]              a_time;
+wire                     a_cnp;
+wire [16:0]              a_len;
+wire                     a_use_extent;
+wire [15:0]              a_extent;
+assign {a_time, a_cnp, a_len, a_use_extent, a_extent} = a_slot_reg ? a_slot1_reg : a_slot0_reg;
 
 // R: the word on `entry`.
 reg                      r_valid_reg = 1'b0;
@@ -713,6 +723,9 @@ assign busy = init_reg || a_valid_reg || r_valid_reg || l_valid_reg || m_valid_r
 // signal, so it is dropped here (SPEC.md §6.4).
 wire evt_ignored = s_evt_cnp && cfg_metaroce && s_evt_extent_valid && s_evt_extent == 16'd0;
 wire accept_in_range = s_evt_valid && s_evt_ready && {8'd0, s_evt_qp} < QP_COUNT && !evt_ignored;
+// A slot's input. An extent above 1.0 (a malformed CNP) counts as 1.0.
+wire [A_DATA_WIDTH-1:0] a_data_in = {s_evt_time, s_evt_cnp, s_evt_len, cfg_metaroce && s_evt_extent_valid,
+    s_evt_extent > FRACTION_ONE ? FRACTION_ONE : s_evt_extent};
 
 // Per-QP state (qp_rmw_pipe.v): A reads, R sees the word on `entry`
 // (forwarded from the write-back of the read's cycle).
@@ -1078,29 +1091,31 @@ always @(posedge clk) begin
     // event's checks), so their enables wait for no more than K's handshake.
     if (s_evt_ready) begin
         a_valid_reg <= accept_in_range;
-        a_time_reg <= s_evt_time;
-        a_cnp_reg <= s_evt_cnp;
+        a_slot_reg <= !a_slot_reg;
         a_qp_reg <= s_evt_qp[QP_INDEX_WIDTH-1:0];
         a_same_qp_reg <= evt_same_qp;
         a_block_reg <= evt_same_qp & writes_next;
-        a_len_reg <= s_evt_len;
-        // An extent above 1.0 (a malformed CNP) counts as 1.0.
-        a_use_extent_reg <= cfg_metaroce && s_evt_extent_valid;
-        a_extent_reg <= s_evt_extent > FRACTION_ONE ? FRACTION_ONE : s_evt_extent;
     end else begin
         a_same_qp_reg <= held_same_qp;
         a_block_reg <= held_same_qp & writes_next;
     end
 
+    // The slot A does not hold loads the input.
+    if (a_slot_reg) begin
+        a_slot0_reg <= a_data_in;
+    end else begin
+        a_slot1_reg <= a_data_in;
+    end
+
     if (front_move) begin
         // R.
         r_valid_reg <= a_move;
-        r_time_reg <= a_time_reg;
-        r_cnp_reg <= a_cnp_reg;
+        r_time_reg <= a_time;
+        r_cnp_reg <= a_cnp;
         r_qp_reg <= a_qp_reg;
-        r_len_reg <= a_len_reg;
-        r_use_extent_reg <= a_use_extent_reg;
-        r_extent_reg <= a_extent_reg;
+        r_len_reg <= a_len;
+        r_use_extent_reg <= a_use_extent;
+        r_extent_reg <= a_extent;
 
         // L.
         l_valid_reg <= r_valid_reg;
