@@ -1087,8 +1087,9 @@ always @(posedge clk) begin
     end
 
     // A.
-    // A's registers load whenever it is free (only a_valid_reg needs the
-    // event's checks), so their enables wait for no more than K's handshake.
+    // A's valid, slot and QP registers load whenever it is free (only
+    // a_valid_reg needs the event's checks); its slots load every cycle
+    // (below).
     if (s_evt_ready) begin
         a_valid_reg <= accept_in_range;
         a_slot_reg <= !a_slot_reg;

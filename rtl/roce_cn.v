@@ -25,6 +25,10 @@
  * | s_evt_kind        | 2          | 0 received data, 1 received CNP, 2 sent data   |
  * | s_evt_*           |            | the event fields (cnp_notify.v, dcqcn_rp.v,    |
  * |                   |            | roce_responder.v)                              |
+ * | s_evt_ipv6 ..     | 1+13+96+   | the addresses a CNP or ACK answers with: IPv6, |
+ * | s_evt_udp_sport   | 256+16     | VLAN valid/ID, MACs (first wire byte in 47:40),|
+ * |                   |            | IPs (127:120; IPv4 in 31:0), UDP source port;  |
+ * |                   |            | one bus inside (rtl/reply_addr.vh)             |
  * | s_evt_psn/ack_req | 24/1       | received data: BTH PSN, AckReq                 |
  * | s_evt_rc_req      | 1          | received data: an RC SEND/WRITE request (to    |
  * |                   |            | the responder as well)                         |
