@@ -47,9 +47,12 @@ const FLOOR_MHZ: f64 = 156.25;
 /// 123.29 MHz before its DP16KD output registers, 119.67 to 127.63 after;
 /// with its egress stage (issue 18) 109.60 in one placement, and 112.55 to
 /// 123.79 (median 122.06) once the egress's list enables, its divider and
-/// its input buffer load on registers (session 48).
+/// its input buffer load on registers (session 48). Since session 52 the CN
+/// block is placed by nextpnr's static placer (`placer_of` in ci/timing.sh),
+/// which gave one netlist 131.53 to 133.44 MHz in three placements where
+/// the heap placer gave 107.74 to 128.63; its floor is 110.
 /// Remove a block from here when it reaches [`FLOOR_MHZ`].
-const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 95.0), ("roce_pacer", 105.0)];
+const NOT_YET_CLOSED: [(&str, f64); 2] = [("roce_cn", 110.0), ("roce_pacer", 105.0)];
 
 /// What CI places and routes, at 64 bits: the three blocks, two at a time.
 /// Not the top (roce_pipeline): it is the three blocks and the classifier
