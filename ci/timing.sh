@@ -64,9 +64,10 @@ list_of() {
 for top in "${blocks[@]}"; do list_of "$top" >/dev/null; done
 # nextpnr's placer for each block: its default (heap), but the CN block's is
 # the static placer, which placed the same netlist at 131.53 to 133.44 MHz
-# with 273 endpoints over the period, against heap's 107.74 to 128.63 with
-# 910 (three placements each, 2026-12-06), while the parser and the pacer
-# came out slower under it (docs/timing.md, session 52).
+# with 216 to 314 endpoints over the period, against heap's 107.74 to
+# 128.63 with 910 in its median run (three placements each, 2026-12-06),
+# while the parser and the pacer came out slower under it (docs/timing.md,
+# session 52).
 placer_of() {
     if [ -n "$placer" ]; then echo "$placer"; elif [ "$1" = roce_cn ]; then echo static; else echo heap; fi
 }
