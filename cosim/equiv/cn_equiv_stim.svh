@@ -1,0 +1,242 @@
+// Stimulus for cn_equiv_tb.sv (included inside its module): the
+// configuration drawn from the seed, and the events, QP contexts and
+// output readies, drawn every cycle from the tb's PRNG.
+
+// ---------------------------------------------------------------- configuration
+reg [63:0] seed;
+integer    ack_mode_arg, metaroce_arg;
+reg [31:0] line_kbps, min_kbps;
+reg [39:0] line_bt;
+integer    i;
+
+function [39:0] byte_time;        // ceil((8e6 << 20) / max(kbps, 10))
+    input [31:0] kbps;
+    reg [63:0] num, d;
+    begin
+        num = 64'd8000000 << 20;
+        d = kbps < 10 ? 10 : kbps;
+        byte_time = (num + d - 1) / d;
+    end
+endfunction
+
+// One of a few plausible values, or a random one in range.
+function [31:0] pick4;
+    input [31:0] a, b, c, d;
+    reg [1:0] r;
+    begin
+        r = rndr(4);
+        pick4 = r == 0 ? a : r == 1 ? b : r == 2 ? c : d;
+    end
+endfunction
+
+task make_cfg;
+    reg [31:0] v, line_mbps, t_us;
+    begin
+        cfg = {CW{1'b0}};
+        cfg[`CFG_METAROCE] = metaroce_arg >= 0 ? metaroce_arg : rndr(2);
+        line_mbps = pick4(25000, 100000, 400000, 1000 + rndr(400000));
+        line_kbps = line_mbps * 1000;
+        line_bt = byte_time(line_kbps);
+        cfg[`CFG_LINE_RATE_KBPS] = line_kbps;
+        cfg[`CFG_LINE_BYTE_TIME] = line_bt;
+        cfg[`CFG_CNP_INTERVAL_NS] = pick4(1, 4, 50, 1 + rndr(20)) * 1000;
+        cfg[`CFG_CNP_DSCP] = chance(500) ? 48 : rndr(64);
+        cfg[`CFG_CNP_PCP] = chance(500) ? 6 : rndr(8);
+        min_kbps = pick4(1, 10, 1000, 1 + rndr(line_mbps / 4)) * 1000;
+        cfg[`CFG_MIN_RATE_KBPS] = min_kbps;
+        cfg[`CFG_MIN_DEC_Q15] = pick4(0, 50, chance(80) ? 100 : 75, rndr(101)) * 32768 / 100;
+        cfg[`CFG_G] = 1024 - pick4(1020, 1019, 1000, rndr(1024));
+        cfg[`CFG_ALPHA_PERIOD_NS] = pick4(1, 55, 1, 1 + rndr(100)) * 1000;
+        t_us = pick4(55, 300, 5, 1 + rndr(500));
+        cfg[`CFG_TIME_RESET_NS] = t_us * 1000;
+        cfg[`CFG_BYTE_RESET] = pick4(10000000, 32767, 32'hFFFFFFFF, 1000 + rndr(100000));
+        cfg[`CFG_THRESHOLD] = chance(50) ? 255 : pick4(1, 5, 0, rndr(12));
+        cfg[`CFG_AI_KBPS] = pick4(5, 20, 40, rndr(line_mbps / 100 + 1)) * 1000;
+        cfg[`CFG_HAI_KBPS] = pick4(50, 200, 500, rndr(line_mbps / 10 + 1)) * 1000;
+        v = chance(500) ? 1023 : rndr(1024);
+        cfg[`CFG_INITIAL_ALPHA] = v == 1023 ? 32768 : v * 32768 / 1024;
+        cfg[`CFG_FIRST_CNP_KBPS] = chance(700) ? 0 : (1 + rndr(line_mbps)) * 1000;
+        cfg[`CFG_CLAMP_TGT] = rndr(2);
+        cfg[`CFG_REDUCE_PERIOD_NS] = chance(500) ? 0 : (chance(500) ? (t_us < 4 ? t_us : 4) : rndr(t_us + 1)) * 1000;
+        cfg[`CFG_BURST_BYTES] = rndr(65536);
+        cfg[`CFG_MIN_GAP_NS] = rndr(1000);
+        cfg[`CFG_START_BYTE_TIME] = chance(500) ? line_bt : byte_time((1 + rndr(line_mbps)) * 1000);
+        cfg[`CFG_ACK_MODE] = ack_mode_arg >= 0 ? ack_mode_arg : (seed % 5 == 4 ? 0 : 1);
+        cfg[`CFG_ACK_COALESCE_PKTS] = pick4(64, 1, 4, 1 + rndr(255));
+        cfg[`CFG_ACK_DSCP] = chance(500) ? 26 : rndr(64);
+        cfg[`CFG_ACK_PCP] = chance(500) ? 3 : rndr(8);
+    end
+endtask
+
+// ---------------------------------------------------------------- stimulus state
+integer    n_events = 18000;
+integer    max_cycles = 4000000;
+reg        verbose = 0;
+
+reg [63:0] t_now = 0;                 // the last event time drawn (never decreases)
+reg [23:0] hot [0:3];                 // a few hot QPs: same-QP hazards
+reg [23:0] exp_psn [0:Q-1];           // the PSN each QP's responder expects (tb's guess)
+reg        psn_known [0:Q-1];
+integer    init_qp = 0;               // the initial context load sweeps QP 0..Q-1
+integer    valid_pct = 80, axis_pct = 90, rate_pct = 90;
+integer    axis_stall = 0, rate_stall = 0, evt_idle = 0;
+reg        draining = 0;
+
+function [23:0] pick_qp;
+    input dummy;
+    integer r;
+    begin
+        r = rndr(100);
+        if (r < 55)      pick_qp = hot[rndr(4)];
+        else if (r < 91) pick_qp = rndr(Q);
+        else if (r < 96) pick_qp = Q + rndr(3);               // just out of range
+        else if (r < 98) pick_qp = 24'hFFFFFF - rndr(2);
+        else             pick_qp = rnd(0);
+    end
+endfunction
+
+function [23:0] pick_psn;           // a starting PSN, often near the wrap
+    input dummy;
+    begin
+        pick_psn = chance(300) ? 24'hFFFFFF - rndr(40) : rnd(0);
+    end
+endfunction
+
+// All event fields random (payload of an idle input too).
+task randomize_evt_fields;
+    begin
+        s_evt_kind = rnd(0);
+        s_evt_time = rnd(0);
+        s_evt_qp = rnd(0);
+        s_evt_ce = rnd(0);
+        s_evt_len = rnd(0);
+        s_evt_ipv6 = rnd(0);
+        s_evt_vlan_valid = rnd(0);
+        s_evt_vlan_id = rnd(0);
+        s_evt_eth_dst = rnd(0);
+        s_evt_eth_src = rnd(0);
+        s_evt_ip_src = {rnd(0), rnd(0)};
+        s_evt_ip_dst = {rnd(0), rnd(0)};
+        s_evt_udp_sport = rnd(0);
+        s_evt_src_qp_valid = rnd(0);
+        s_evt_src_qp = rnd(0);
+        s_evt_extent_valid = rnd(0);
+        s_evt_extent = rnd(0);
+        s_evt_psn = rnd(0);
+        s_evt_ack_req = rnd(0);
+        s_evt_rc_req = rnd(0);
+        s_evt_msg_end = rnd(0);
+    end
+endtask
+
+// A realistic event (fields that do not matter for its kind stay random).
+task make_event;
+    integer r;
+    reg [63:0] gap;
+    reg [23:0] q;
+    begin
+        randomize_evt_fields;
+        r = rndr(100);
+        s_evt_kind = r < 45 ? 0 : r < 70 ? 1 : r < 97 ? 2 : 3;
+        q = pick_qp(0);
+        s_evt_qp = q;
+        // Time: often the same tick, mostly small steps, sometimes long
+        // quiet gaps (timer catch-up), rarely huge ones.
+        r = rndr(1000);
+        if (r < 250)      gap = 0;
+        else if (r < 850) gap = rndr(300);
+        else if (r < 975) gap = rndr(60000);
+        else if (r < 995) gap = rndr(64'd2000000000);
+        else if (r < 999) gap = rndr(64'd1 << 40);
+        else              gap = rndr(64'd1 << 46);
+        t_now = t_now + gap;
+        s_evt_time = t_now;
+        s_evt_ce = chance(400);
+        s_evt_len = chance(50) ? rnd(0) : 64 + rndr(4100);
+        s_evt_ipv6 = chance(400);
+        s_evt_vlan_valid = chance(300);
+        s_evt_src_qp_valid = chance(150);
+        s_evt_extent_valid = chance(700);
+        r = rndr(100);
+        s_evt_extent = r < 10 ? 0 : r < 20 ? 16'h8000 + rndr(16'h8000) : 1 + rndr(32767);
+        s_evt_rc_req = chance(750);
+        s_evt_ack_req = chance(200);
+        s_evt_msg_end = chance(300);
+        // PSN: mostly in order, some gaps (NAK), some duplicates (re-ACK).
+        if (q < Q) begin
+            r = rndr(100);
+            if (!psn_known[q])  s_evt_psn = pick_psn(0);
+            else if (r < 80)    s_evt_psn = exp_psn[q];
+            else if (r < 88)    s_evt_psn = exp_psn[q] + 1 + rndr(8);
+            else if (r < 96)    s_evt_psn = exp_psn[q] - 1 - rndr(8);
+            else if (r < 98)    s_evt_psn = exp_psn[q] + 24'h800000 - rndr(2);
+            else                s_evt_psn = rnd(0);
+        end
+    end
+endtask
+
+// What the responder does with an accepted in-range RC request (approximately).
+task note_event_taken;
+    reg [23:0] q;
+    begin
+        q = s_evt_qp;
+        if (s_evt_kind == 0 && s_evt_rc_req && q < Q) begin
+            if (!psn_known[q]) begin
+                psn_known[q] = 1;
+                exp_psn[q] = s_evt_psn + 1;
+            end else if (s_evt_psn == exp_psn[q]) begin
+                exp_psn[q] = exp_psn[q] + 1;
+            end
+        end
+    end
+endtask
+
+task randomize_qpctx_fields;
+    begin
+        s_qpctx_local = rnd(0);
+        s_qpctx_remote = rnd(0);
+        s_qpctx_psn_valid = rnd(0);
+        s_qpctx_psn = rnd(0);
+    end
+endtask
+
+task make_qpctx;
+    input [23:0] q;
+    begin
+        s_qpctx_local = q;
+        s_qpctx_remote = rnd(0);
+        s_qpctx_psn_valid = chance(600);
+        s_qpctx_psn = pick_psn(0);
+    end
+endtask
+
+task note_qpctx_taken;
+    reg [23:0] q;
+    begin
+        q = s_qpctx_local;
+        if (q < Q) begin
+            psn_known[q] = s_qpctx_psn_valid;
+            exp_psn[q] = s_qpctx_psn;
+        end
+    end
+endtask
+
+// Output ready: random at a per-phase rate, with stalls, some of them long.
+task next_ready;
+    inout integer stall;
+    inout integer pct;
+    output reg    rdy;
+    begin
+        if (chance(3)) pct = pick4(100, 95, 70, 20);
+        if (stall > 0) begin
+            stall = stall - 1;
+            rdy = 1'b0;
+        end else if (!draining && chance(1)) begin
+            stall = chance(100) ? rndr(4000) : rndr(150);
+            rdy = 1'b0;
+        end else begin
+            rdy = draining ? chance(800) : rndr(100) < pct;
+        end
+    end
+endtask
+
