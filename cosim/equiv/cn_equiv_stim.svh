@@ -3,7 +3,6 @@
 // output readies, drawn every cycle from the tb's PRNG.
 
 // ---------------------------------------------------------------- configuration
-reg [63:0] seed;
 integer    ack_mode_arg, metaroce_arg;
 reg [31:0] line_kbps, min_kbps;
 reg [39:0] line_bt;

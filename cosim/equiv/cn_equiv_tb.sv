@@ -15,6 +15,9 @@
 //                    (default: every output bit every cycle)
 //   +vcd +vcd_from=C dump waves from cycle C (default 0) to cn_equiv.vcd
 //   +verbose         print the cfg and phase changes
+//   +assert_from=C   RTL assertion failures before cycle C only counted
+//                    (default 2*Q+1000; see rtl_assertion below)
+//   +cfg_only        print the configuration and stop
 `timescale 1ns / 1ps
 `default_nettype none
 
@@ -141,6 +144,17 @@ wire          p``busy;
 roce_cn_orig #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) orig_inst (`CN_PORTS(o_));
 roce_cn      #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) new_inst  (`CN_PORTS(n_));
 
+// ---------------------------------------------------------------- counters
+integer n_evt = 0, n_evt_kind [0:3], n_evt_rc = 0, n_evt_ce = 0, n_evt_oor = 0;
+integer n_qpctx = 0;
+integer n_beats = 0, n_frames = 0, n_cnp = 0, n_ack = 0, n_nak = 0, n_other = 0;
+integer n_rate = 0, n_rate_trig [0:3], n_rate_sent = 0;
+integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0;
+integer n_evt_stall = 0, n_qpctx_stall = 0, n_xpay = 0;
+integer max_gap_log2 = 0;
+integer n_busy_hi = 0;
+reg [63:0] seed;
+
 // ---------------------------------------------------------------- comparison
 integer cycle = 0;          // rising edges since reset was released
 reg     lenient = 0;
@@ -234,14 +248,6 @@ endfunction
 
 `include "cn_equiv_stim.svh"
 
-// ---------------------------------------------------------------- counters
-integer n_evt = 0, n_evt_kind [0:3], n_evt_rc = 0, n_evt_ce = 0, n_evt_oor = 0;
-integer n_qpctx = 0;
-integer n_beats = 0, n_frames = 0, n_cnp = 0, n_ack = 0, n_nak = 0, n_other = 0;
-integer n_rate = 0, n_rate_trig [0:3], n_rate_sent = 0;
-integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0;
-integer n_evt_stall = 0, n_qpctx_stall = 0, n_xpay = 0;
-integer max_gap_log2 = 0;
 
 // Frame decode for the counts (first wire byte in tdata[7:0]).
 reg [7:0] fb [0:255];
@@ -443,7 +449,6 @@ task print_counts;
     end
 endtask
 
-integer n_busy_hi = 0;
 always @(posedge clk) if (!in_reset && n_busy === 1'b1) n_busy_hi <= n_busy_hi + 1;
 
 task finish_run;
@@ -457,9 +462,11 @@ task finish_run;
         if (cfg[`CFG_ACK_MODE] == 1 && (n_ack == 0 || n_nak == 0)) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no ACK or no NAK on m_axis"); end
         if (n_rate == 0 || n_rate_trig[0] == 0 || n_rate_trig[3] == 0) begin ok = 0; $display("EQUIV FAIL: m_rate never gave a cut or a hand-over"); end
         if (n_busy_hi == 0) begin ok = 0; $display("EQUIV FAIL: busy never rose"); end
+        if (n_xpay != 0) begin ok = 0; $display("EQUIV FAIL: X in a payload handed over (the same X on both sides compares equal)"); end
         if (n_rate_trig[1] == 0) $display("EQUIV NOTE: no timer rate change this run");
         if (n_rate_trig[2] == 0) $display("EQUIV NOTE: no byte-counter rate change this run (cfg B=%0d)", cfg[`CFG_BYTE_RESET]);
-        if (ok) $display("EQUIV PASS seed=%0d W=%0d Q=%0d: %0d cycles, %0d events, every output identical every cycle", seed, W, Q, cycle, n_evt);
+        if (ok) $display("EQUIV PASS seed=%0d W=%0d Q=%0d: %0d cycles, %0d events, every output identical every cycle%0s", seed, W, Q, cycle, n_evt,
+                         lenient ? " (payloads while valid)" : "");
         $finish;
     end
 endtask
