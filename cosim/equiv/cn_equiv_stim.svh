@@ -136,7 +136,7 @@ task make_event;
     begin
         randomize_evt_fields;
         r = rndr(100);
-        s_evt_kind = r < 45 ? 0 : r < 70 ? 1 : r < 97 ? 2 : 3;
+        s_evt_kind = r < 45 ? KIND_RX_DATA : r < 70 ? KIND_RX_CNP : r < 97 ? KIND_TX_DATA : 2'd3;
         q = pick_qp(0);
         s_evt_qp = q;
         // Time: often the same tick, mostly small steps, sometimes long
@@ -179,7 +179,7 @@ task note_event_taken;
     reg [23:0] q;
     begin
         q = s_evt_qp;
-        if (s_evt_kind == 0 && s_evt_rc_req && q < Q) begin
+        if (s_evt_kind == KIND_RX_DATA && s_evt_rc_req && q < Q) begin
             if (!psn_known[q]) begin
                 psn_known[q] = 1;
                 exp_psn[q] = s_evt_psn + 1;

@@ -25,6 +25,9 @@
 
 module cn_equiv_tb;
 
+// The event kinds, rate triggers and CNP opcode shared with the golden model.
+`include "metaroce_defs.vh"
+
 parameter W = 64;
 parameter Q = 1024;
 localparam K = W / 8;
@@ -160,7 +163,8 @@ integer cycle = 0;          // rising edges since reset was released
 reg     lenient = 0;
 reg     in_reset = 1;
 
-// One mismatch report per differing output; returns 1 if it differed.
+// Reports the output if it differs (the cycle's header before the first),
+// counting the differences in ndiff.
 integer ndiff;
 task automatic cmp(input string name, input [1023:0] a, input [1023:0] b, input integer width);
     begin
@@ -248,7 +252,6 @@ endfunction
 
 `include "cn_equiv_stim.svh"
 
-
 // Frame decode for the counts (first wire byte in tdata[7:0]).
 reg [7:0] fb [0:255];
 integer   fb_len = 0;
@@ -269,7 +272,9 @@ task frame_beat;
                 et = {fb[off], fb[off+1]};
             end
             off = off + 2 + (et == 16'h86DD ? 40 : 20) + 8;    // the BTH
-            if (fb[off] == 8'h81) n_cnp = n_cnp + 1;
+            // The responder's RC ACK opcode 0x11 and NAK syndrome 0x60
+            // (PSN sequence error) in the AETH after the 12-byte BTH.
+            if (fb[off] == OPCODE_CNP) n_cnp = n_cnp + 1;
             else if (fb[off] == 8'h11 && fb[off+12] == 8'h60) n_nak = n_nak + 1;
             else if (fb[off] == 8'h11) n_ack = n_ack + 1;
             else n_other = n_other + 1;
@@ -383,8 +388,8 @@ initial begin
         if (s_evt_valid && n_s_evt_ready) begin
             n_evt = n_evt + 1;
             n_evt_kind[s_evt_kind] = n_evt_kind[s_evt_kind] + 1;
-            if (s_evt_kind == 0 && s_evt_rc_req) n_evt_rc = n_evt_rc + 1;
-            if (s_evt_kind == 0 && s_evt_ce) n_evt_ce = n_evt_ce + 1;
+            if (s_evt_kind == KIND_RX_DATA && s_evt_rc_req) n_evt_rc = n_evt_rc + 1;
+            if (s_evt_kind == KIND_RX_DATA && s_evt_ce) n_evt_ce = n_evt_ce + 1;
             if (s_evt_qp >= Q) n_evt_oor = n_evt_oor + 1;
             note_event_taken;
             evt_pending = 0;
@@ -435,14 +440,14 @@ task print_counts;
     begin
         $display("counts after %0d cycles:", cycle);
         $display("  s_evt    accepted %0d: rx data %0d (rc_req %0d, ce %0d), rx cnp %0d, tx data %0d, unknown kind %0d; QP out of range %0d",
-                 n_evt, n_evt_kind[0], n_evt_rc, n_evt_ce, n_evt_kind[1], n_evt_kind[2], n_evt_kind[3], n_evt_oor);
+                 n_evt, n_evt_kind[KIND_RX_DATA], n_evt_rc, n_evt_ce, n_evt_kind[KIND_RX_CNP], n_evt_kind[KIND_TX_DATA], n_evt_kind[3], n_evt_oor);
         $display("           cycles offered but held %0d (rx data %0d, rx cnp %0d, tx data %0d); m_axis_tready low %0d cycles, m_rate_ready low %0d",
-                 n_evt_stall, n_held_kind[0], n_held_kind[1], n_held_kind[2], n_axis_nr, n_rate_nr);
+                 n_evt_stall, n_held_kind[KIND_RX_DATA], n_held_kind[KIND_RX_CNP], n_held_kind[KIND_TX_DATA], n_axis_nr, n_rate_nr);
         $display("  s_qpctx  accepted %0d; cycles held %0d", n_qpctx, n_qpctx_stall);
         $display("  m_axis   beats %0d, frames %0d: CNP %0d, ACK %0d, NAK %0d, other %0d",
                  n_beats, n_frames, n_cnp, n_ack, n_nak, n_other);
         $display("  m_rate   items %0d: trigger cnp %0d, timer %0d, byte_counter %0d, sent %0d; with sent=1 %0d",
-                 n_rate, n_rate_trig[0], n_rate_trig[1], n_rate_trig[2], n_rate_trig[3], n_rate_sent);
+                 n_rate, n_rate_trig[TRIGGER_CNP], n_rate_trig[TRIGGER_TIMER], n_rate_trig[TRIGGER_BYTE_COUNTER], n_rate_trig[TRIGGER_SENT], n_rate_sent);
         $display("  busy     high %0d cycles", n_busy_hi);
         $display("  outputs with X in their payload while handed over: %0d", n_xpay);
         $display("  RTL assertion failures before cycle %0d (not fatal; only with --assert): %0d", assert_from, n_assert_early);
@@ -457,14 +462,14 @@ task finish_run;
         print_counts;
         ok = 1;
         if (n_evt == 0 || n_qpctx == 0) begin ok = 0; $display("EQUIV FAIL: an input never took anything"); end
-        if (n_evt_kind[0] == 0 || n_evt_kind[1] == 0 || n_evt_kind[2] == 0) begin ok = 0; $display("EQUIV FAIL: an event kind was never taken"); end
+        if (n_evt_kind[KIND_RX_DATA] == 0 || n_evt_kind[KIND_RX_CNP] == 0 || n_evt_kind[KIND_TX_DATA] == 0) begin ok = 0; $display("EQUIV FAIL: an event kind was never taken"); end
         if (n_frames == 0 || n_cnp == 0) begin ok = 0; $display("EQUIV FAIL: m_axis never sent a CNP"); end
         if (cfg[`CFG_ACK_MODE] == 1 && (n_ack == 0 || n_nak == 0)) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no ACK or no NAK on m_axis"); end
-        if (n_rate == 0 || n_rate_trig[0] == 0 || n_rate_trig[3] == 0) begin ok = 0; $display("EQUIV FAIL: m_rate never gave a cut or a hand-over"); end
+        if (n_rate == 0 || n_rate_trig[TRIGGER_CNP] == 0 || n_rate_trig[TRIGGER_SENT] == 0) begin ok = 0; $display("EQUIV FAIL: m_rate never gave a cut or a hand-over"); end
         if (n_busy_hi == 0) begin ok = 0; $display("EQUIV FAIL: busy never rose"); end
         if (n_xpay != 0) begin ok = 0; $display("EQUIV FAIL: X in a payload handed over (the same X on both sides compares equal)"); end
-        if (n_rate_trig[1] == 0) $display("EQUIV NOTE: no timer rate change this run");
-        if (n_rate_trig[2] == 0) $display("EQUIV NOTE: no byte-counter rate change this run (cfg B=%0d)", cfg[`CFG_BYTE_RESET]);
+        if (n_rate_trig[TRIGGER_TIMER] == 0) $display("EQUIV NOTE: no timer rate change this run");
+        if (n_rate_trig[TRIGGER_BYTE_COUNTER] == 0) $display("EQUIV NOTE: no byte-counter rate change this run (cfg B=%0d)", cfg[`CFG_BYTE_RESET]);
         if (ok) $display("EQUIV PASS seed=%0d W=%0d Q=%0d: %0d cycles, %0d events, every output identical every cycle%0s", seed, W, Q, cycle, n_evt,
                          lenient ? " (payloads while valid)" : "");
         $finish;
