@@ -13,17 +13,17 @@
 #
 # --width and --qps set DATA_WIDTH (64) and QP_COUNT (8, up to 65536: few
 # QPs make same-QP hazards frequent); --seed the stimulus and configuration
-# (1; seed % 5 == 4 turns ACKs off); --events the events to accept (18000,
-# about 3 minutes); --assert compiles both with METAROCE_ASSERTIONS (Icarus
-# has no DPI: the import becomes a call into the bench); --lenient compares
-# a stream's payload only while its valid is high (a change may leave other
-# bits on an idle output); --plant makes a known one-line fault in the
-# working tree's copy (the responder's ACK coalescing compare), which a run
-# must report (exit 1): the bench's own test. Both sides get the working
-# tree's cfg bus, so rtl/metaroce_cfg.vh must be the same at REV. Exit 0:
-# identical; 1: a difference, or a run that exercised too little; 2: usage,
-# build or tool error. Work files (and +vcd's cn_equiv.vcd) go to
-# target/rtl-equiv/: one run at a time in a checkout.
+# (1; seed % 5 == 4 turns ACKs and retransmit requests off); --events the
+# events to accept (18000, about 3 minutes); --assert compiles both with
+# METAROCE_ASSERTIONS (Icarus has no DPI: the import becomes a call into
+# the bench); --lenient compares a stream's payload only while its valid
+# is high (a change may leave other bits on an idle output); --plant makes
+# a known one-line fault in the working tree's copy (the responder's ACK
+# coalescing compare), which a run must report (exit 1): the bench's own
+# test. Both sides get the working tree's cfg bus, so rtl/metaroce_cfg.vh
+# must be the same at REV. Exit 0: identical; 1: a difference, or a run
+# that exercised too little; 2: usage, build or tool error. Work files
+# (and +vcd's cn_equiv.vcd) go to target/rtl-equiv/: one run at a time in a checkout.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

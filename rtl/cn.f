@@ -5,6 +5,7 @@
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/roce_responder.v
+rtl/roce_requester.v
 rtl/roce_reply_frame.v
 rtl/reply_req_queue.v
 rtl/roce_skid.v

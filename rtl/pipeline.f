@@ -12,6 +12,7 @@ rtl/roce_opcode_decode.v
 rtl/roce_cn.v
 rtl/cnp_notify.v
 rtl/roce_responder.v
+rtl/roce_requester.v
 rtl/roce_reply_frame.v
 rtl/reply_req_queue.v
 rtl/dcqcn_rp.v

@@ -14,12 +14,17 @@
  * Received data also carries the BTH PSN and AckReq, whether the opcode is
  * an RC SEND or WRITE request (0x00-0x0B, 0x16, 0x17: the responder's
  * input, SPEC.md §6.10) and whether it ends a message (0x02-0x05,
- * 0x08-0x0B, 0x16, 0x17; golden/src/opcode.rs).
+ * 0x08-0x0B, 0x16, 0x17; golden/src/opcode.rs); an RC ACKNOWLEDGE (0x11)
+ * with its AETH carries the AETH syndrome (the requester's input, SPEC.md
+ * §6.11). Sent data carries the BTH PSN and whether the opcode is an RC
+ * SEND or WRITE request (the requester's input too).
  *
  * | port                 | width | meaning                                    |
  * |----------------------|-------|--------------------------------------------|
  * | cfg_local_mac(_valid)| 48, 1 | this NIC's MAC                             |
  * | s_meta_*             |       | the parse record (roce_parser.v)           |
+ * | s_meta_aeth_valid/   | 1, 8  | ... its AETH and the AETH's syndrome       |
+ * | s_meta_aeth_syndrome |       |                                            |
  * | s_meta_tick          | 64    | side band: the frame's tick                |
  * | s_meta_tx            | 1     | side band: the host sent this frame ...    |
  * | s_meta_tx_qp         | 24    | ... on this local QP                       |
@@ -54,6 +59,8 @@ module roce_classify (
     input  wire [23:0]  s_meta_deth_src_qp,
     input  wire         s_meta_cnp_valid,
     input  wire [15:0]  s_meta_cnp_extent,
+    input  wire         s_meta_aeth_valid,
+    input  wire [7:0]   s_meta_aeth_syndrome,
     input  wire [63:0]  s_meta_tick,
     input  wire         s_meta_tx,
     input  wire [23:0]  s_meta_tx_qp,
@@ -80,7 +87,9 @@ module roce_classify (
     output wire [23:0]  m_evt_psn,
     output wire         m_evt_ack_req,
     output wire         m_evt_rc_req,
-    output wire         m_evt_msg_end
+    output wire         m_evt_msg_end,
+    output wire         m_evt_syndrome_valid,
+    output wire [7:0]   m_evt_syndrome
 );
 
 `include "metaroce_defs.vh"
@@ -107,12 +116,18 @@ reg [23:0]  evt_psn_reg;
 reg         evt_ack_req_reg;
 reg         evt_rc_req_reg;
 reg         evt_msg_end_reg;
+reg         evt_syndrome_valid_reg;
+reg [7:0]   evt_syndrome_reg;
 
 // An RC SEND or RDMA WRITE request, and the last or only packet of its
 // message (golden/src/opcode.rs rc_request, message_end).
 wire rc_req = s_meta_opcode <= 8'h0B || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
 wire msg_end = (s_meta_opcode >= 8'h02 && s_meta_opcode <= 8'h05) || (s_meta_opcode >= 8'h08 && s_meta_opcode <= 8'h0B)
                || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
+// RC ACKNOWLEDGE (golden/src/opcode.rs RC_ACK): with its AETH, an ACK or
+// NAK for the requester (received data only).
+localparam [7:0] OPCODE_RC_ACK = 8'h11;
+wire rc_ack = s_meta_opcode == OPCODE_RC_ACK && s_meta_aeth_valid;
 
 wire roce = s_meta_frame_class == CLASS_ROCE && s_meta_bth_valid;
 wire received = !cfg_local_mac_valid || s_meta_eth_dst == cfg_local_mac;
@@ -148,6 +163,8 @@ always @(posedge clk) begin
         evt_ack_req_reg <= s_meta_ack_req;
         evt_rc_req_reg <= rc_req;
         evt_msg_end_reg <= msg_end;
+        evt_syndrome_valid_reg <= !is_tx && rc_ack;
+        evt_syndrome_reg <= s_meta_aeth_syndrome;
     end
     if (rst) begin
         evt_valid_reg <= 1'b0;
@@ -176,6 +193,8 @@ assign m_evt_psn = evt_psn_reg;
 assign m_evt_ack_req = evt_ack_req_reg;
 assign m_evt_rc_req = evt_rc_req_reg;
 assign m_evt_msg_end = evt_msg_end_reg;
+assign m_evt_syndrome_valid = evt_syndrome_valid_reg;
+assign m_evt_syndrome = evt_syndrome_reg;
 
 endmodule
 

@@ -9,16 +9,21 @@
 /*
  * Congestion-notification block (SPEC.md §6): one event input feeding the
  * notification point (received data: CNPs out), the RC responder (received
- * RC SEND/WRITE requests: ACKs and NAKs out, SPEC.md §6.10) and the
- * reaction point (received CNPs and sent bytes: rate changes out). A
- * received-data event of an RC request goes to both the notification
- * point and the responder and is taken when both can take it; a context
- * load goes to both when both can take it, and holds received-data
- * events meanwhile. CNPs and ACKs share the frame output, a whole frame at
+ * RC SEND/WRITE requests: ACKs and NAKs out, SPEC.md §6.10), the RC
+ * requester (sent RC SEND/WRITE requests and received ACKs and NAKs:
+ * retransmit requests out, SPEC.md §6.11) and the reaction point (received
+ * CNPs and sent bytes: rate changes out). A received-data event of an RC
+ * request goes to both the notification point and the responder, one
+ * with an AETH syndrome (an ACK or NAK) to both the notification point
+ * and the requester, and a sent-data event of an RC request to both the
+ * reaction point and the requester; an event is taken when every part it
+ * goes to can take it. A context load goes to the notification point and
+ * the responder when both can take it, and holds received-data events
+ * meanwhile. CNPs and ACKs share the frame output, a whole frame at
  * a time (a waiting CNP first), through a register stage (roce_skid.v):
  * no combinational path runs from m_axis_tready into either builder. The
- * frame output and the rate changes are independent streams, each in its
- * own order.
+ * frame output, the rate changes and the retransmit requests are
+ * independent streams, each in its own order.
  *
  * | port              | width      | meaning                                       |
  * |-------------------|------------|-----------------------------------------------|
@@ -29,15 +34,22 @@
  * | s_evt_udp_sport   | 256+16     | VLAN valid/ID, MACs (first wire byte in 47:40),|
  * |                   |            | IPs (127:120; IPv4 in 31:0), UDP source port;  |
  * |                   |            | one bus inside (rtl/reply_addr.vh)             |
- * | s_evt_psn/ack_req | 24/1       | received data: BTH PSN, AckReq                 |
- * | s_evt_rc_req      | 1          | received data: an RC SEND/WRITE request (to    |
- * |                   |            | the responder as well)                         |
+ * | s_evt_psn         | 24         | received and sent data: BTH PSN                |
+ * | s_evt_ack_req     | 1          | received data: BTH AckReq                      |
+ * | s_evt_rc_req      | 1          | received and sent data: an RC SEND/WRITE       |
+ * |                   |            | request (to the responder, received; to the    |
+ * |                   |            | requester, sent)                               |
  * | s_evt_msg_end     | 1          | received data: last or only packet of one      |
+ * | s_evt_syndrome_   | 1/8        | received data: an RC ACKNOWLEDGE's AETH        |
+ * | valid/syndrome    |            | syndrome (to the requester as well); never     |
+ * |                   |            | with s_evt_rc_req                              |
  * | s_qpctx_*         |            | QP context table writes (cnp_notify.v,         |
  * |                   |            | roce_responder.v: psn_valid/psn = rq_psn)      |
  * | cfg               | CFG_WIDTH  | registers (rtl/metaroce_cfg.vh), held constant |
  * | m_axis_*          | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit tick     |
  * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
+ * | m_retx_*          | 64/24/24/24| retransmit requests: time, qp, psn, count      |
+ * |                   |            | (roce_requester.v)                             |
  * | busy              | 1          | any point still holds work (drain status)      |
  */
 module roce_cn #(
@@ -81,6 +93,8 @@ module roce_cn #(
     input  wire                   s_evt_ack_req,
     input  wire                   s_evt_rc_req,
     input  wire                   s_evt_msg_end,
+    input  wire                   s_evt_syndrome_valid,
+    input  wire [7:0]             s_evt_syndrome,
 
     output wire [DATA_WIDTH-1:0]  m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
@@ -101,6 +115,13 @@ module roce_cn #(
     output wire                   m_rate_sent,
     output wire [16:0]            m_rate_len,
 
+    output wire                   m_retx_valid,
+    input  wire                   m_retx_ready,
+    output wire [63:0]            m_retx_time,
+    output wire [23:0]            m_retx_qp,
+    output wire [23:0]            m_retx_psn,
+    output wire [23:0]            m_retx_count,
+
     output wire                   busy
 );
 
@@ -109,15 +130,22 @@ module roce_cn #(
 wire to_np = s_evt_kind == KIND_RX_DATA;
 wire to_resp = to_np && s_evt_rc_req;
 wire to_rp = s_evt_kind == KIND_RX_CNP || s_evt_kind == KIND_TX_DATA;
+// The requester: sent RC requests (with the reaction point) and received
+// ACKs and NAKs (with the notification point).
+wire tx_rc_req = s_evt_kind == KIND_TX_DATA && s_evt_rc_req;
+wire rx_syndrome = to_np && s_evt_syndrome_valid;
+wire to_req = tx_rc_req || rx_syndrome;
 wire np_ready;
 wire resp_ready;
 wire rp_ready;
+wire req_ready;
 wire np_busy;
 wire resp_busy;
 wire rp_busy;
+wire req_busy;
 wire out_busy;
 
-assign busy = np_busy || resp_busy || rp_busy || out_busy;
+assign busy = np_busy || resp_busy || rp_busy || req_busy || out_busy;
 
 // A context load goes to the notification point and the responder at once.
 wire np_qpctx_ready;
@@ -125,13 +153,20 @@ wire resp_qpctx_ready;
 assign s_qpctx_ready = np_qpctx_ready && resp_qpctx_ready;
 
 // Received data goes to the notification point and, an RC request, to the
-// responder too: taken when every one it goes to can take it, and never
+// responder too, an ACK or NAK to the requester too; sent data goes to the
+// reaction point and, an RC request, to the requester too. An event is
+// taken when every one it goes to can take it, and received data never
 // beside a waiting context load (which goes first). An unknown kind is
 // taken and dropped.
-wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready);
-assign s_evt_ready = to_np ? rx_open : (to_rp ? rp_ready : 1'b1);
-wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready);
-wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready;
+wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready) && (!s_evt_syndrome_valid || req_ready);
+wire rp_open = rp_ready && (!tx_rc_req || req_ready);
+assign s_evt_ready = to_np ? rx_open : (to_rp ? rp_open : 1'b1);
+wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready)
+                    && (!s_evt_syndrome_valid || req_ready);
+wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready && (!s_evt_syndrome_valid || req_ready);
+wire rp_evt_valid = s_evt_valid && to_rp && (!tx_rc_req || req_ready);
+wire req_evt_valid = s_evt_valid && to_req && (rx_syndrome ? !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready)
+                                                           : rp_ready);
 
 // The received packet's addresses, which its CNP or ACK answers with: one
 // bus (rtl/reply_addr.vh) to both reply points.
@@ -260,7 +295,7 @@ dcqcn_rp #(
     .clk(clk),
     .rst(rst),
     .cfg(cfg),
-    .s_evt_valid(s_evt_valid && to_rp),
+    .s_evt_valid(rp_evt_valid),
     .s_evt_ready(rp_ready),
     .s_evt_time(s_evt_time),
     .s_evt_cnp(s_evt_kind == KIND_RX_CNP),
@@ -282,6 +317,28 @@ dcqcn_rp #(
     .busy(rp_busy)
 );
 
+roce_requester #(
+    .QP_COUNT(QP_COUNT)
+) req_inst (
+    .clk(clk),
+    .rst(rst),
+    .cfg(cfg),
+    .s_evt_valid(req_evt_valid),
+    .s_evt_ready(req_ready),
+    .s_evt_time(s_evt_time),
+    .s_evt_qp(s_evt_qp),
+    .s_evt_tx(!rx_syndrome),
+    .s_evt_psn(s_evt_psn),
+    .s_evt_syndrome(s_evt_syndrome),
+    .m_retx_valid(m_retx_valid),
+    .m_retx_ready(m_retx_ready),
+    .m_retx_time(m_retx_time),
+    .m_retx_qp(m_retx_qp),
+    .m_retx_psn(m_retx_psn),
+    .m_retx_count(m_retx_count),
+    .busy(req_busy)
+);
+
 `ifdef METAROCE_ASSERTIONS
 import "DPI-C" function void metaroce_assertion_failed(input string message);
 // Ticks never go backwards (SPEC.md §2); both points rely on it.
@@ -297,6 +354,17 @@ always @(posedge clk) begin
         assert (!(s_evt_valid && s_evt_ready && to_np)
                 || (np_evt_valid && np_ready && (resp_evt_valid && resp_ready) == s_evt_rc_req))
         else metaroce_assertion_failed("roce_cn: an RC request taken by one point only");
+        // An event for the requester is taken by it and by the other point
+        // it goes to, or by neither.
+        assert (!(s_evt_valid && s_evt_ready && to_req) || (req_evt_valid && req_ready))
+        else metaroce_assertion_failed("roce_cn: an event for the requester taken without it");
+        assert (!(s_evt_valid && s_evt_ready && to_rp) || (rp_evt_valid && rp_ready))
+        else metaroce_assertion_failed("roce_cn: a reaction-point event taken without it");
+        assert (!(req_evt_valid && req_ready) || (s_evt_valid && s_evt_ready))
+        else metaroce_assertion_failed("roce_cn: the requester took an event the block did not");
+        // An event is an RC request or an ACK/NAK, never both.
+        assert (!(s_evt_valid && s_evt_rc_req && s_evt_syndrome_valid))
+        else metaroce_assertion_failed("roce_cn: an event with both rc_req and syndrome_valid");
         // A frame source keeps the output to its frame's end.
         assert (!(lock_reg && !(lock_ack_reg ? ack_axis_tvalid : np_axis_tvalid)))
         else metaroce_assertion_failed("roce_cn: a frame source withdrew in mid-frame");

@@ -9,12 +9,14 @@
  * The metaroce pipeline (SPEC.md §8): every frame at the NIC's port is
  * parsed; received RoCE frames feed the notification point (CNPs out),
  * received RC requests the responder too (ACKs and NAKs out, SPEC.md
- * §6.10), and received CNPs the reaction point; frames the host sends feed the reaction
- * point's byte counter and, handed on in the reaction point's order, the
- * pacer, which releases them at their QP's rate.
+ * §6.10), received ACKs and NAKs the requester too (retransmit requests
+ * out, SPEC.md §6.11), and received CNPs the reaction point; frames the
+ * host sends feed the reaction point's byte counter (and, RC requests, the
+ * requester) and, handed on in the reaction point's order, the pacer,
+ * which releases them at their QP's rate.
  *
  *   s_axis -> roce_parser -> roce_classify -> [skid] -> roce_cn -> m_axis (CNPs, ACKs)
- *                                                            |
+ *                                                            |  -> m_retx (retransmit requests)
  *                                         m_rate, s_adv -> [skid] -> roce_pacer -> m_rel
  *
  * A frame's tick and whether the host sent it travel in s_axis_tuser on its
@@ -49,6 +51,9 @@
  * | m_axis_*             | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit    |
  * |                      |            | tick                                     |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
+ * | m_retx_time/qp/      | 64, 24,    | retransmit requests (roce_requester.v,   |
+ * | psn/count            | 24, 24     | SPEC.md §6.11), from the CN block's      |
+ * |                      |            | output buffer                            |
  * | mon_rate_*           |            | the reaction point's transactions as the |
  * |                      |            | pacer takes them (monitor, no handshake) |
  * | busy                 | 1          | a frame, event or packet is still inside |
@@ -104,6 +109,13 @@ module roce_pipeline #(
     output wire [23:0]            m_rel_qp,
     output wire [16:0]            m_rel_len,
     output wire                   m_rel_drop,
+
+    output wire                   m_retx_valid,
+    input  wire                   m_retx_ready,
+    output wire [63:0]            m_retx_time,
+    output wire [23:0]            m_retx_qp,
+    output wire [23:0]            m_retx_psn,
+    output wire [23:0]            m_retx_count,
 
     output wire                   mon_rate_fire,
     output wire [63:0]            mon_rate_time,
@@ -169,6 +181,8 @@ wire         meta_deth_valid;
 wire [23:0]  meta_deth_src_qp;
 wire         meta_cnp_valid;
 wire [15:0]  meta_cnp_extent;
+wire         meta_aeth_valid;
+wire [7:0]   meta_aeth_syndrome;
 wire         meta_pause_valid;
 wire [15:0]  meta_pause_time;
 wire         meta_pfc_valid;
@@ -230,8 +244,8 @@ roce_parser #(
     .m_meta_reth_va(),
     .m_meta_reth_rkey(),
     .m_meta_reth_dma_len(),
-    .m_meta_aeth_valid(),
-    .m_meta_aeth_syndrome(),
+    .m_meta_aeth_valid(meta_aeth_valid),
+    .m_meta_aeth_syndrome(meta_aeth_syndrome),
     .m_meta_aeth_msn(),
     .m_meta_imm_valid(),
     .m_meta_imm_data(),
@@ -309,6 +323,8 @@ wire [23:0] cls_psn;
 wire cls_ack_req;
 wire cls_rc_req;
 wire cls_msg_end;
+wire cls_syndrome_valid;
+wire [7:0] cls_syndrome;
 wire         cls_ready;
 wire         evt_valid;
 wire         evt_ready;
@@ -333,6 +349,8 @@ wire [23:0]  evt_psn;
 wire         evt_ack_req;
 wire         evt_rc_req;
 wire         evt_msg_end;
+wire         evt_syndrome_valid;
+wire [7:0]   evt_syndrome;
 
 roce_classify classify_inst (
     .clk(clk),
@@ -361,6 +379,8 @@ roce_classify classify_inst (
     .s_meta_deth_src_qp(meta_deth_src_qp),
     .s_meta_cnp_valid(meta_cnp_valid),
     .s_meta_cnp_extent(meta_cnp_extent),
+    .s_meta_aeth_valid(meta_aeth_valid),
+    .s_meta_aeth_syndrome(meta_aeth_syndrome),
     .s_meta_tick(meta_tick),
     .s_meta_tx(meta_tx),
     .s_meta_tx_qp(meta_tx_qp),
@@ -386,23 +406,25 @@ roce_classify classify_inst (
     .m_evt_psn(cls_psn),
     .m_evt_ack_req(cls_ack_req),
     .m_evt_rc_req(cls_rc_req),
-    .m_evt_msg_end(cls_msg_end)
+    .m_evt_msg_end(cls_msg_end),
+    .m_evt_syndrome_valid(cls_syndrome_valid),
+    .m_evt_syndrome(cls_syndrome)
 );
 
 
 // The event, registered again on its way to the CN block.
 wire evt_skid_busy;
 roce_skid #(
-    .WIDTH(532 + 24 + 1 + 1 + 1)
+    .WIDTH(532 + 24 + 1 + 1 + 1 + 1 + 8)
 ) evt_skid_inst (
     .clk(clk),
     .rst(rst),
     .s_valid(cls_valid),
     .s_ready(cls_ready),
-    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end}),
+    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome}),
     .m_valid(evt_valid),
     .m_ready(evt_ready),
-    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end}),
+    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end, evt_syndrome_valid, evt_syndrome}),
     .busy(evt_skid_busy)
 );
 
@@ -484,6 +506,8 @@ roce_cn #(
     .s_evt_ack_req(evt_ack_req),
     .s_evt_rc_req(evt_rc_req),
     .s_evt_msg_end(evt_msg_end),
+    .s_evt_syndrome_valid(evt_syndrome_valid),
+    .s_evt_syndrome(evt_syndrome),
     .m_axis_tdata(m_axis_tdata),
     .m_axis_tkeep(m_axis_tkeep),
     .m_axis_tvalid(m_axis_tvalid),
@@ -501,6 +525,12 @@ roce_cn #(
     .m_rate_trigger(rate_trigger),
     .m_rate_sent(rate_sent),
     .m_rate_len(rate_len),
+    .m_retx_valid(m_retx_valid),
+    .m_retx_ready(m_retx_ready),
+    .m_retx_time(m_retx_time),
+    .m_retx_qp(m_retx_qp),
+    .m_retx_psn(m_retx_psn),
+    .m_retx_count(m_retx_count),
     .busy(cn_busy)
 );
 

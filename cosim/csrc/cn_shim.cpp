@@ -1,11 +1,12 @@
 // C ABI over the Verilated congestion-notification block (rtl/roce_cn.v),
 // one model per CN variant of cosim/build.rs. Events go in by the batch;
-// CNP frames and rate changes come back with their cycles.
+// CNP frames, rate changes and retransmit requests come back with their
+// cycles.
 //
 // Per cycle, as in parser_shim.cpp: inputs set with clk low, eval(),
 // handshakes sampled, clk rises. With idle_pct the event source holds
 // s_evt_valid low for a cycle before offering an event; with stall_pct each
-// sink (m_axis_tready, m_rate_ready) drops ready for the cycle.
+// sink (m_axis_tready, m_rate_ready, m_retx_ready) drops ready for the cycle.
 
 #include <cstdint>
 #include <cstring>
@@ -21,8 +22,7 @@
 namespace {
 
 struct CnSim : MrSim {
-    virtual size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
-                        mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) = 0;
+    virtual size_t push(const mr_cn_event* events, size_t n, mr_cn_outputs* out, uint64_t max_cycles) = 0;
 };
 
 template <class Model, int W, bool TRACED, bool COVERED>
@@ -41,6 +41,7 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
         top->s_qpctx_valid = 0;
         top->m_axis_tready = 0;
         top->m_rate_ready = 0;
+        top->m_retx_ready = 0;
         // The RAM clearing sweep: until the QP context port is ready.
         this->reset([this] { return top->s_qpctx_ready; });
     }
@@ -71,21 +72,23 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
         top->s_evt_ack_req = e.ack_req;
         top->s_evt_rc_req = e.rc_req;
         top->s_evt_msg_end = e.msg_end;
+        top->s_evt_syndrome_valid = e.syndrome_valid;
+        top->s_evt_syndrome = e.syndrome;
     }
 
     // One cycle; returns whether the offered event was taken.
-    bool cycle_once(const mr_cn_event* offer, mr_cn_cnp* cnps, size_t* cnp_count, mr_cn_rate* rates,
-                    size_t* rate_count) {
+    bool cycle_once(const mr_cn_event* offer, mr_cn_outputs* out) {
         top->s_evt_valid = offer != nullptr;
         if (offer) set_event(*offer);
         top->m_axis_tready = !rng.percent(stall_pct);
         top->m_rate_ready = !rng.percent(stall_pct);
+        top->m_retx_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
         const bool taken = offer && top->s_evt_ready;
-        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, cnps, cnp_count);
+        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, out->cnps, &out->cnp_count);
         if (top->m_rate_valid && top->m_rate_ready) {
-            mr_cn_rate* r = &rates[(*rate_count)++];
+            mr_cn_rate* r = &out->rates[out->rate_count++];
             r->cycle = cycle;
             r->time = top->m_rate_time;
             r->qp = top->m_rate_qp;
@@ -97,24 +100,22 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
             r->sent = top->m_rate_sent;
             r->len = top->m_rate_len;
         }
+        mr_collect_retx(top.get(), cycle, out->retx, &out->retx_count);
         tick();
         return taken;
     }
 
-    size_t push(const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
-                mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) override {
+    size_t push(const mr_cn_event* events, size_t n, mr_cn_outputs* out, uint64_t max_cycles) override {
         MrEvaluating evaluating(this);
-        *cnp_count = 0;
-        *rate_count = 0;
+        out->cnp_count = out->rate_count = out->retx_count = 0;
         return mr_offer_each(
-            *this, rng, idle_pct, presenting, events, n, max_cycles,
-            [&] { return *cnp_count >= cnp_cap || *rate_count >= rate_cap; },
+            *this, rng, idle_pct, presenting, events, n, max_cycles, [&] { return out->full(); },
             [&] {
                 top->s_evt_valid = 0;
                 top->eval();
                 return !top->busy;
             },
-            [&](const mr_cn_event* offer) { return cycle_once(offer, cnps, cnp_count, rates, rate_count); });
+            [&](const mr_cn_event* offer) { return cycle_once(offer, out); });
     }
 
     // The CN block keeps no priority (the pacer does).
@@ -141,10 +142,8 @@ void* mr_cn_new(const char* variant, uint64_t seed, uint32_t idle_pct, uint32_t 
 // outputs; stops early when an output buffer is full or once every event is
 // taken. With n = 0 it drains: clocks until the block is no longer busy.
 // Returns events taken.
-size_t mr_cn_push(void* sim, const mr_cn_event* events, size_t n, mr_cn_cnp* cnps, size_t cnp_cap, size_t* cnp_count,
-                  mr_cn_rate* rates, size_t rate_cap, size_t* rate_count, uint64_t max_cycles) {
-    return mr_as<CnSim>(sim)->push(events, n, cnps, cnp_cap, cnp_count, rates, rate_cap, rate_count,
-                                          max_cycles);
+size_t mr_cn_push(void* sim, const mr_cn_event* events, size_t n, mr_cn_outputs* out, uint64_t max_cycles) {
+    return mr_as<CnSim>(sim)->push(events, n, out, max_cycles);
 }
 
 }  // extern "C"

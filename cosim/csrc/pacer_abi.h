@@ -42,14 +42,11 @@ struct mr_pipeline_frame {
     uint64_t len, mac_error, tick, tx, tx_qp;
 };
 
-// The top's three output buffers: room (cap) and what a call filled (count).
+// The top's output buffers: the CN block's, then the releases.
 struct mr_pipeline_out {
-    mr_cn_cnp* cnps;
-    size_t cnp_cap, cnp_count;
-    mr_cn_rate* rates;
-    size_t rate_cap, rate_count;
+    mr_cn_outputs cn;
     mr_pacer_release* rels;
     size_t rel_cap, rel_count;
 
-    bool full() const { return cnp_count >= cnp_cap || rate_count >= rate_cap || rel_count >= rel_cap; }
+    bool full() const { return cn.full() || rel_count >= rel_cap; }
 };

@@ -1,9 +1,10 @@
 // C ABI over the Verilated pipeline top (rtl/roce_pipeline.v), one model
 // per pipeline variant of cosim/build.rs. Frames go in by the batch with
 // their side band (tick, sent by the host, QP); CNPs, the reaction point's
-// transactions (monitor) and the pacer's releases come back with their
-// cycles. Per cycle as in parser_shim.cpp; idle_pct idles the frame source,
-// stall_pct drops m_axis_tready and m_rel_ready for a cycle.
+// transactions (monitor), the requester's retransmit requests and the
+// pacer's releases come back with their cycles. Per cycle as in
+// parser_shim.cpp; idle_pct idles the frame source, stall_pct drops
+// m_axis_tready, m_rel_ready and m_retx_ready for a cycle.
 
 #include <cstdint>
 #include <cstring>
@@ -49,6 +50,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         top->s_adv_valid = 0;
         top->m_axis_tready = 0;
         top->m_rel_ready = 0;
+        top->m_retx_ready = 0;
         // The RAM sweeps: until the QP context port is ready and nothing is busy.
         this->reset([this] { return top->s_qpctx_ready && !top->busy; });
     }
@@ -72,13 +74,16 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
         top->s_adv_time = adv_time;
         top->m_axis_tready = !rng.percent(stall_pct);
         top->m_rel_ready = !rng.percent(stall_pct);
+        top->m_retx_ready = !rng.percent(stall_pct);
         top->eval();
         trace.dump(cycle, false);
         const bool taken = valid && top->s_axis_tready;
         if (adv_offer && top->s_adv_ready) adv_offer = false;
-        if (top->m_axis_tvalid && top->m_axis_tready) cnp.beat_taken(top.get(), cycle, out->cnps, &out->cnp_count);
+        if (top->m_axis_tvalid && top->m_axis_tready) {
+            cnp.beat_taken(top.get(), cycle, out->cn.cnps, &out->cn.cnp_count);
+        }
         if (top->mon_rate_fire) {
-            mr_cn_rate* r = &out->rates[out->rate_count++];
+            mr_cn_rate* r = &out->cn.rates[out->cn.rate_count++];
             r->cycle = cycle;
             r->time = top->mon_rate_time;
             r->qp = top->mon_rate_qp;
@@ -90,6 +95,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
             r->sent = top->mon_rate_sent;
             r->len = top->mon_rate_len;
         }
+        mr_collect_retx(top.get(), cycle, out->cn.retx, &out->cn.retx_count);
         mr_collect_release(top.get(), cycle, out->rels, &out->rel_count);
         tick();
         return taken;
@@ -97,7 +103,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
 
     size_t push(const mr_pipeline_frame* frames, size_t n, mr_pipeline_out* out, uint64_t max_cycles) override {
         MrEvaluating evaluating(this);
-        out->cnp_count = out->rate_count = out->rel_count = 0;
+        out->cn.cnp_count = out->cn.rate_count = out->cn.retx_count = out->rel_count = 0;
         size_t next = 0;
         for (uint64_t c = 0; c < max_cycles && !out->full() && assertion.empty(); ++c) {
             if (next >= n) {
@@ -129,7 +135,7 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     bool advance(uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles, uint64_t* next_busy_valid,
                  uint64_t* next_busy_time) override {
         MrEvaluating evaluating(this);
-        out->cnp_count = out->rate_count = out->rel_count = 0;
+        out->cn.cnp_count = out->cn.rate_count = out->cn.retx_count = out->rel_count = 0;
         if (!advancing) {
             advancing = adv_offer = true;
             adv_time = tick;

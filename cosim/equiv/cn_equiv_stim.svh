@@ -76,9 +76,18 @@ reg [63:0] t_now = 0;                 // the last event time drawn (never decrea
 reg [23:0] hot [0:3];                 // a few hot QPs: same-QP hazards
 reg [23:0] exp_psn [0:Q-1];           // the PSN each QP's responder expects (tb's guess)
 reg        psn_known [0:Q-1];
+// The send side (the requester's input): the oldest unacknowledged PSN
+// and the PSN after the newest sent (una and nxt, as the requester keeps
+// them) and the PSN the QP sends next (behind nxt after a go-back), the
+// tb's guess; no context load sets them.
+reg [23:0] tx_una [0:Q-1];
+reg [23:0] tx_nxt [0:Q-1];
+reg [23:0] tx_cur [0:Q-1];
+reg        tx_known [0:Q-1];
 integer    init_qp = 0;               // the initial context load sweeps QP 0..Q-1
 integer    valid_pct = 80, axis_pct = 90, rate_pct = 90;
-integer    axis_stall = 0, rate_stall = 0, evt_idle = 0;
+integer    retx_pct = 90;
+integer    axis_stall = 0, rate_stall = 0, retx_stall = 0, evt_idle = 0;
 reg        draining = 0;
 
 function [23:0] pick_qp;
@@ -125,14 +134,32 @@ task randomize_evt_fields;
         s_evt_ack_req = rnd(0);
         s_evt_rc_req = rnd(0);
         s_evt_msg_end = rnd(0);
+        swap_stream;
+        s_evt_syndrome_valid = rnd(0);
+        s_evt_syndrome = rnd(0);
+        swap_stream;
     end
 endtask
+
+// An AETH syndrome: mostly ACK (0x1F) and NAK PSN sequence error (0x60),
+// some ACKs of other credit counts, RNR NAKs, other NAKs and reserved
+// values (the requester ignores all but ACKs and 0x60).
+function [7:0] pick_syndrome;
+    input dummy;
+    integer r;
+    begin
+        r = rndr(100);
+        if (r < 45)      pick_syndrome = 8'h1F;
+        else if (r < 85) pick_syndrome = 8'h60;
+        else             pick_syndrome = pick4(rndr(8'h1F), 8'h20 + rndr(32), 8'h61 + rndr(31), 8'h80 + rndr(128));
+    end
+endfunction
 
 // A realistic event (fields that do not matter for its kind stay random).
 task make_event;
     integer r;
     reg [63:0] gap;
-    reg [23:0] q;
+    reg [23:0] q, inflight;
     begin
         randomize_evt_fields;
         r = rndr(100);
@@ -171,12 +198,51 @@ task make_event;
             else if (r < 98)    s_evt_psn = exp_psn[q] + 24'h800000 - rndr(2);
             else                s_evt_psn = rnd(0);
         end
+        // The requester's inputs, from its own stream: a received data
+        // event that is no RC request is mostly an ACK/NAK frame (never
+        // with rc_req, roce_cn.v asserts it on every kind; elsewhere
+        // syndrome_valid is ignored, so random); a sent one gets the send
+        // side's PSN (the draw above stays, for the first stream's sake).
+        swap_stream;
+        if (s_evt_kind == KIND_RX_DATA) begin
+            s_evt_syndrome_valid = !s_evt_rc_req && chance(850);
+        end else begin
+            s_evt_syndrome_valid = s_evt_syndrome_valid && !s_evt_rc_req;
+        end
+        if (s_evt_kind == KIND_TX_DATA && q < Q) begin
+            // A sent RC request: mostly the QP's next PSN, some going
+            // back (retransmissions), a few skipping ahead, at the 2^23
+            // edge of "beyond nxt", or anywhere.
+            r = rndr(100);
+            if (!tx_known[q])   s_evt_psn = pick_psn(0);
+            else if (r < 80)    s_evt_psn = tx_cur[q];
+            else if (r < 92)    s_evt_psn = tx_cur[q] - 1 - rndr(24);
+            else if (r < 96)    s_evt_psn = tx_cur[q] + 1 + rndr(4);
+            else if (r < 98)    s_evt_psn = tx_nxt[q] + 24'h7FFFFF - rndr(2);
+            else                s_evt_psn = rnd(0);
+        end else if (s_evt_kind == KIND_RX_DATA && s_evt_syndrome_valid) begin
+            // An ACK/NAK frame for a local QP: its PSN mostly among the
+            // last 24 sent, most of those still in flight (else ACKs soon
+            // leave nothing in flight for a NAK to ask again), some not
+            // sent yet, long ACKed, or anywhere.
+            s_evt_syndrome = pick_syndrome(0);
+            r = rndr(100);
+            if (q < Q) inflight = tx_nxt[q] - tx_una[q];
+            if (q >= Q || !tx_known[q]) s_evt_psn = pick_psn(0);
+            else if (r < 70)    s_evt_psn = tx_nxt[q] - 1 - rndr(inflight == 0 ? 24 : inflight < 24 ? inflight : 24);
+            else if (r < 85)    s_evt_psn = tx_nxt[q] - 1 - rndr(24);
+            else if (r < 92)    s_evt_psn = tx_nxt[q] + rndr(3);
+            else if (r < 97)    s_evt_psn = tx_nxt[q] - 25 - rndr(1000);
+            else                s_evt_psn = rnd(0);
+        end
+        swap_stream;
     end
 endtask
 
-// What the responder does with an accepted in-range RC request (approximately).
+// What the responder does with an accepted in-range RC request, and the
+// requester with a sent one and a NAK (approximately).
 task note_event_taken;
-    reg [23:0] q;
+    reg [23:0] q, d, k;               // mod 2^24
     begin
         q = s_evt_qp;
         if (s_evt_kind == KIND_RX_DATA && s_evt_rc_req && q < Q) begin
@@ -185,6 +251,40 @@ task note_event_taken;
                 exp_psn[q] = s_evt_psn + 1;
             end else if (s_evt_psn == exp_psn[q]) begin
                 exp_psn[q] = exp_psn[q] + 1;
+            end
+        end
+        // The requester's rules (SPEC.md §6.11). A send beyond nxt starts
+        // or moves it, and the sender goes on after it; one that is not
+        // (a retransmission) is a single packet, unless the sender is
+        // going back (tx_cur behind nxt) and it is tx_cur's.
+        if (s_evt_kind == KIND_TX_DATA && s_evt_rc_req && q < Q) begin
+            d = s_evt_psn + 1 - tx_nxt[q];
+            if (!tx_known[q]) begin
+                tx_known[q] = 1;
+                tx_una[q] = s_evt_psn;
+                tx_nxt[q] = s_evt_psn + 1;
+                tx_cur[q] = s_evt_psn + 1;
+            end else if (d != 0 && !d[23]) begin
+                tx_nxt[q] = s_evt_psn + 1;
+                tx_cur[q] = s_evt_psn + 1;
+            end else begin
+                n_evt_tx_back = n_evt_tx_back + 1;
+                if (s_evt_psn == tx_cur[q]) tx_cur[q] = s_evt_psn + 1;
+            end
+        end
+        // An ACK acknowledges its PSN, a NAK 0x60 what is before it; after
+        // a NAK the sender goes back N now and then (the host re-posting
+        // on the retransmit request, a little early).
+        if (s_evt_kind == KIND_RX_DATA && s_evt_syndrome_valid && q < Q && tx_known[q]) begin
+            k = s_evt_psn - tx_una[q];
+            if (k < tx_nxt[q] - tx_una[q]) begin
+                if (s_evt_syndrome[7:5] == 3'd0) tx_una[q] = s_evt_psn + 1;
+                if (s_evt_syndrome == 8'h60) begin
+                    tx_una[q] = s_evt_psn;
+                    swap_stream;
+                    if (chance(300)) tx_cur[q] = s_evt_psn;
+                    swap_stream;
+                end
             end
         end
     end

@@ -45,6 +45,18 @@ function [63:0] rnd;
         rnd = rs * 64'h2545F4914F6CDD1D;
     end
 endfunction
+// A second stream for the requester's inputs (s_evt_syndrome*, the send
+// side's PSNs, m_retx_ready), drawn between two swap_stream calls: a seed
+// draws for every other input what it drew before the requester (its
+// runs stay comparable; rtl_equiv.rs's planted fault still shows first on
+// m_axis), until the requester holds an event back.
+reg [63:0] rs2;
+task swap_stream;
+    reg [63:0] t;
+    begin
+        t = rs; rs = rs2; rs2 = t;
+    end
+endtask
 // 0 .. n-1 (n > 0)
 function [63:0] rndr;
     input [63:0] n;
@@ -95,9 +107,12 @@ reg  [23:0]     s_evt_psn = 0;
 reg             s_evt_ack_req = 0;
 reg             s_evt_rc_req = 0;
 reg             s_evt_msg_end = 0;
+reg             s_evt_syndrome_valid = 0;
+reg  [7:0]      s_evt_syndrome = 0;
 
 reg             m_axis_tready = 1'b0;
 reg             m_rate_ready = 1'b0;
+reg             m_retx_ready = 1'b0;
 
 // Outputs: o_* of roce_cn_orig, n_* of roce_cn.
 `define CN_OUTPUTS(p) \
@@ -118,6 +133,11 @@ wire [1:0]    p``m_rate_stage; \
 wire [1:0]    p``m_rate_trigger; \
 wire          p``m_rate_sent; \
 wire [16:0]   p``m_rate_len; \
+wire          p``m_retx_valid; \
+wire [63:0]   p``m_retx_time; \
+wire [23:0]   p``m_retx_qp; \
+wire [23:0]   p``m_retx_psn; \
+wire [23:0]   p``m_retx_count; \
 wire          p``busy;
 
 `CN_OUTPUTS(o_)
@@ -136,23 +156,27 @@ wire          p``busy;
     .s_evt_src_qp_valid(s_evt_src_qp_valid), .s_evt_src_qp(s_evt_src_qp), \
     .s_evt_extent_valid(s_evt_extent_valid), .s_evt_extent(s_evt_extent), \
     .s_evt_psn(s_evt_psn), .s_evt_ack_req(s_evt_ack_req), .s_evt_rc_req(s_evt_rc_req), \
-    .s_evt_msg_end(s_evt_msg_end), \
+    .s_evt_msg_end(s_evt_msg_end), .s_evt_syndrome_valid(s_evt_syndrome_valid), .s_evt_syndrome(s_evt_syndrome), \
     .m_axis_tdata(p``m_axis_tdata), .m_axis_tkeep(p``m_axis_tkeep), .m_axis_tvalid(p``m_axis_tvalid), \
     .m_axis_tready(m_axis_tready), .m_axis_tlast(p``m_axis_tlast), .m_axis_tuser(p``m_axis_tuser), \
     .m_rate_valid(p``m_rate_valid), .m_rate_ready(m_rate_ready), .m_rate_time(p``m_rate_time), \
     .m_rate_qp(p``m_rate_qp), .m_rate_rate(p``m_rate_rate), .m_rate_target(p``m_rate_target), \
     .m_rate_alpha(p``m_rate_alpha), .m_rate_stage(p``m_rate_stage), .m_rate_trigger(p``m_rate_trigger), \
-    .m_rate_sent(p``m_rate_sent), .m_rate_len(p``m_rate_len), .busy(p``busy)
+    .m_rate_sent(p``m_rate_sent), .m_rate_len(p``m_rate_len), \
+    .m_retx_valid(p``m_retx_valid), .m_retx_ready(m_retx_ready), .m_retx_time(p``m_retx_time), \
+    .m_retx_qp(p``m_retx_qp), .m_retx_psn(p``m_retx_psn), .m_retx_count(p``m_retx_count), .busy(p``busy)
 
 roce_cn_orig #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) orig_inst (`CN_PORTS(o_));
 roce_cn      #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) new_inst  (`CN_PORTS(n_));
 
 // ---------------------------------------------------------------- counters
 integer n_evt = 0, n_evt_kind [0:3], n_evt_rc = 0, n_evt_ce = 0, n_evt_oor = 0;
+integer n_evt_syn = 0, n_evt_syn_ack = 0, n_evt_syn_nak = 0, n_evt_tx_rc = 0, n_evt_tx_back = 0;
 integer n_qpctx = 0;
 integer n_beats = 0, n_frames = 0, n_cnp = 0, n_ack = 0, n_nak = 0, n_other = 0;
 integer n_rate = 0, n_rate_trig [0:3], n_rate_sent = 0;
-integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0;
+integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0, n_retx_nr = 0;
+integer n_retx = 0, n_retx_one = 0, n_retx_many = 0;
 integer n_evt_stall = 0, n_qpctx_stall = 0, n_xpay = 0;
 integer max_gap_log2 = 0;
 integer n_busy_hi = 0;
@@ -190,11 +214,12 @@ function [1023:0] pl;
 endfunction
 
 task automatic compare_all;
-    reg ax_o, ax_n, rt_o, rt_n;
+    reg ax_o, ax_n, rt_o, rt_n, rx_o, rx_n;
     begin
         ndiff = 0;
         ax_o = o_m_axis_tvalid; ax_n = n_m_axis_tvalid;
         rt_o = o_m_rate_valid;  rt_n = n_m_rate_valid;
+        rx_o = o_m_retx_valid;  rx_n = n_m_retx_valid;
         cmp("s_qpctx_ready",  o_s_qpctx_ready,  n_s_qpctx_ready, 1);
         cmp("s_evt_ready",    o_s_evt_ready,    n_s_evt_ready, 1);
         cmp("busy",           o_busy,           n_busy, 1);
@@ -213,12 +238,17 @@ task automatic compare_all;
         cmp("m_rate_trigger", pl(o_m_rate_trigger, rt_o, rt_n), pl(n_m_rate_trigger, rt_o, rt_n), 2);
         cmp("m_rate_sent",    pl(o_m_rate_sent, rt_o, rt_n),    pl(n_m_rate_sent, rt_o, rt_n), 1);
         cmp("m_rate_len",     pl(o_m_rate_len, rt_o, rt_n),     pl(n_m_rate_len, rt_o, rt_n), 17);
+        cmp("m_retx_valid",   o_m_retx_valid,   n_m_retx_valid, 1);
+        cmp("m_retx_time",    pl(o_m_retx_time, rx_o, rx_n),    pl(n_m_retx_time, rx_o, rx_n), 64);
+        cmp("m_retx_qp",      pl(o_m_retx_qp, rx_o, rx_n),      pl(n_m_retx_qp, rx_o, rx_n), 24);
+        cmp("m_retx_psn",     pl(o_m_retx_psn, rx_o, rx_n),     pl(n_m_retx_psn, rx_o, rx_n), 24);
+        cmp("m_retx_count",   pl(o_m_retx_count, rx_o, rx_n),   pl(n_m_retx_count, rx_o, rx_n), 24);
         if (ndiff != 0) begin
-            $display("  (valids this cycle, orig/new: m_axis_tvalid=%b/%b m_rate_valid=%b/%b)",
-                     o_m_axis_tvalid, n_m_axis_tvalid, o_m_rate_valid, n_m_rate_valid);
-            $display("  (inputs this cycle: evt_valid=%b kind=%0d qp=%0d time=%0d qpctx_valid=%b local=%0d m_axis_tready=%b m_rate_ready=%b)",
-                     s_evt_valid, s_evt_kind, s_evt_qp, s_evt_time, s_qpctx_valid, s_qpctx_local,
-                     m_axis_tready, m_rate_ready);
+            $display("  (valids this cycle, orig/new: m_axis_tvalid=%b/%b m_rate_valid=%b/%b m_retx_valid=%b/%b)",
+                     o_m_axis_tvalid, n_m_axis_tvalid, o_m_rate_valid, n_m_rate_valid, o_m_retx_valid, n_m_retx_valid);
+            $display("  (inputs this cycle: evt_valid=%b kind=%0d qp=%0d time=%0d psn=%0h rc_req=%b syndrome_valid=%b syndrome=%h qpctx_valid=%b local=%0d m_axis_tready=%b m_rate_ready=%b m_retx_ready=%b)",
+                     s_evt_valid, s_evt_kind, s_evt_qp, s_evt_time, s_evt_psn, s_evt_rc_req, s_evt_syndrome_valid,
+                     s_evt_syndrome, s_qpctx_valid, s_qpctx_local, m_axis_tready, m_rate_ready, m_retx_ready);
             $display("EQUIV FAIL seed=%0d W=%0d Q=%0d: %0d output(s) differ at cycle %0d, after %0d events accepted",
                      seed, W, Q, ndiff, cycle, n_evt);
             $finish;
@@ -302,8 +332,9 @@ initial begin
     if ($test$plusargs("vcd") && !$value$plusargs("vcd_from=%d", vcd_from)) vcd_from = 0;
     rs = seed * 64'h9E3779B97F4A7C15 + 64'h0123456789ABCDEF;
     for (i = 0; i < 20; i = i + 1) rs = rnd(0);
+    rs2 = rs ^ 64'hD1B54A32D192ED03;
     for (i = 0; i < 4; i = i + 1) begin n_evt_kind[i] = 0; n_rate_trig[i] = 0; n_held_kind[i] = 0; end
-    for (i = 0; i < Q; i = i + 1) begin psn_known[i] = 0; exp_psn[i] = 0; end
+    for (i = 0; i < Q; i = i + 1) begin psn_known[i] = 0; exp_psn[i] = 0; tx_known[i] = 0; tx_una[i] = 0; tx_nxt[i] = 0; tx_cur[i] = 0; end
     for (i = 0; i < 4; i = i + 1) hot[i] = rndr(Q);
     make_cfg;
     $display("EQUIV roce_cn_orig vs roce_cn: W=%0d Q=%0d seed=%0d events=%0d %0s", W, Q, seed, n_events,
@@ -323,6 +354,7 @@ initial begin
         randomize_evt_fields; randomize_qpctx_fields;
         s_evt_valid = rnd(0); s_qpctx_valid = rnd(0);
         m_axis_tready = rnd(0); m_rate_ready = rnd(0);
+        swap_stream; m_retx_ready = rnd(0); swap_stream;
         #1 compare_all;
     end
     @(posedge clk); #1;
@@ -366,13 +398,14 @@ initial begin
 
         next_ready(axis_stall, axis_pct, rdy); m_axis_tready = rdy;
         next_ready(rate_stall, rate_pct, rdy); m_rate_ready = rdy;
+        swap_stream; next_ready(retx_stall, retx_pct, rdy); m_retx_ready = rdy; swap_stream;
 
         // -- let it settle, compare every output
         #1;
         compare_all;
 
         // X on a handshake or status output after reset is a bug in both
-        if ((^{n_s_qpctx_ready, n_s_evt_ready, n_m_axis_tvalid, n_m_rate_valid, n_busy}) === 1'bx) begin
+        if ((^{n_s_qpctx_ready, n_s_evt_ready, n_m_axis_tvalid, n_m_rate_valid, n_m_retx_valid, n_busy}) === 1'bx) begin
             $display("EQUIV FAIL: X on a valid/ready/busy output at cycle %0d (both instances)", cycle);
             $finish;
         end
@@ -384,12 +417,19 @@ initial begin
         end
         if (!m_axis_tready) n_axis_nr = n_axis_nr + 1;
         if (!m_rate_ready) n_rate_nr = n_rate_nr + 1;
+        if (!m_retx_ready) n_retx_nr = n_retx_nr + 1;
         if (s_qpctx_valid && !n_s_qpctx_ready) n_qpctx_stall = n_qpctx_stall + 1;
         if (s_evt_valid && n_s_evt_ready) begin
             n_evt = n_evt + 1;
             n_evt_kind[s_evt_kind] = n_evt_kind[s_evt_kind] + 1;
             if (s_evt_kind == KIND_RX_DATA && s_evt_rc_req) n_evt_rc = n_evt_rc + 1;
             if (s_evt_kind == KIND_RX_DATA && s_evt_ce) n_evt_ce = n_evt_ce + 1;
+            if (s_evt_kind == KIND_RX_DATA && s_evt_syndrome_valid) begin
+                n_evt_syn = n_evt_syn + 1;
+                if (s_evt_syndrome[7:5] == 0) n_evt_syn_ack = n_evt_syn_ack + 1;
+                if (s_evt_syndrome == 8'h60) n_evt_syn_nak = n_evt_syn_nak + 1;
+            end
+            if (s_evt_kind == KIND_TX_DATA && s_evt_rc_req) n_evt_tx_rc = n_evt_tx_rc + 1;
             if (s_evt_qp >= Q) n_evt_oor = n_evt_oor + 1;
             note_event_taken;
             evt_pending = 0;
@@ -415,9 +455,15 @@ initial begin
             if ((^{n_m_rate_time, n_m_rate_qp, n_m_rate_rate, n_m_rate_target, n_m_rate_alpha,
                    n_m_rate_stage, n_m_rate_trigger, n_m_rate_sent, n_m_rate_len}) === 1'bx) n_xpay = n_xpay + 1;
         end
+        if (n_m_retx_valid && m_retx_ready) begin
+            n_retx = n_retx + 1;
+            if (n_m_retx_count == 1) n_retx_one = n_retx_one + 1;
+            if (n_m_retx_count > 24) n_retx_many = n_retx_many + 1;
+            if ((^{n_m_retx_time, n_m_retx_qp, n_m_retx_psn, n_m_retx_count}) === 1'bx) n_xpay = n_xpay + 1;
+        end
 
         // -- end: drained (idle, nothing on offer) for 32 cycles
-        if (draining && !n_busy && !n_m_axis_tvalid && !n_m_rate_valid && !qpctx_pending) quiet = quiet + 1;
+        if (draining && !n_busy && !n_m_axis_tvalid && !n_m_rate_valid && !n_m_retx_valid && !qpctx_pending) quiet = quiet + 1;
         else quiet = 0;
         if (quiet >= 32) finish_run;
         if (cycle >= max_cycles) begin
@@ -439,15 +485,19 @@ end
 task print_counts;
     begin
         $display("counts after %0d cycles:", cycle);
-        $display("  s_evt    accepted %0d: rx data %0d (rc_req %0d, ce %0d), rx cnp %0d, tx data %0d, unknown kind %0d; QP out of range %0d",
-                 n_evt, n_evt_kind[KIND_RX_DATA], n_evt_rc, n_evt_ce, n_evt_kind[KIND_RX_CNP], n_evt_kind[KIND_TX_DATA], n_evt_kind[3], n_evt_oor);
-        $display("           cycles offered but held %0d (rx data %0d, rx cnp %0d, tx data %0d); m_axis_tready low %0d cycles, m_rate_ready low %0d",
-                 n_evt_stall, n_held_kind[KIND_RX_DATA], n_held_kind[KIND_RX_CNP], n_held_kind[KIND_TX_DATA], n_axis_nr, n_rate_nr);
+        // (rtl_equiv.rs reads the first count after "rc_req ", "CNP ", "ACK ",
+        // "NAK ", "trigger cnp " and "retransmit requests ": each label once)
+        $display("  s_evt    accepted %0d: rx data %0d (rc_req %0d, ce %0d, syndrome %0d: ack %0d, nak psn %0d), rx cnp %0d, tx data %0d (rc requests %0d, %0d not beyond nxt), unknown kind %0d; QP out of range %0d",
+                 n_evt, n_evt_kind[KIND_RX_DATA], n_evt_rc, n_evt_ce, n_evt_syn, n_evt_syn_ack, n_evt_syn_nak,
+                 n_evt_kind[KIND_RX_CNP], n_evt_kind[KIND_TX_DATA], n_evt_tx_rc, n_evt_tx_back, n_evt_kind[3], n_evt_oor);
+        $display("           cycles offered but held %0d (rx data %0d, rx cnp %0d, tx data %0d); m_axis_tready low %0d cycles, m_rate_ready low %0d, m_retx_ready low %0d",
+                 n_evt_stall, n_held_kind[KIND_RX_DATA], n_held_kind[KIND_RX_CNP], n_held_kind[KIND_TX_DATA], n_axis_nr, n_rate_nr, n_retx_nr);
         $display("  s_qpctx  accepted %0d; cycles held %0d", n_qpctx, n_qpctx_stall);
         $display("  m_axis   beats %0d, frames %0d: CNP %0d, ACK %0d, NAK %0d, other %0d",
                  n_beats, n_frames, n_cnp, n_ack, n_nak, n_other);
         $display("  m_rate   items %0d: trigger cnp %0d, timer %0d, byte_counter %0d, sent %0d; with sent=1 %0d",
                  n_rate, n_rate_trig[TRIGGER_CNP], n_rate_trig[TRIGGER_TIMER], n_rate_trig[TRIGGER_BYTE_COUNTER], n_rate_trig[TRIGGER_SENT], n_rate_sent);
+        $display("  m_retx   retransmit requests %0d: of one packet %0d, of more than 24 %0d", n_retx, n_retx_one, n_retx_many);
         $display("  busy     high %0d cycles", n_busy_hi);
         $display("  outputs with X in their payload while handed over: %0d", n_xpay);
         $display("  RTL assertion failures before cycle %0d (not fatal; only with --assert): %0d", assert_from, n_assert_early);
@@ -466,6 +516,10 @@ task finish_run;
         if (n_frames == 0 || n_cnp == 0) begin ok = 0; $display("EQUIV FAIL: m_axis never sent a CNP"); end
         if (cfg[`CFG_ACK_MODE] == 1 && (n_ack == 0 || n_nak == 0)) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no ACK or no NAK on m_axis"); end
         if (n_rate == 0 || n_rate_trig[TRIGGER_CNP] == 0 || n_rate_trig[TRIGGER_SENT] == 0) begin ok = 0; $display("EQUIV FAIL: m_rate never gave a cut or a hand-over"); end
+        if (cfg[`CFG_ACK_MODE] == 1 && n_retx == 0) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no retransmit request on m_retx"); end
+        // With ack_mode off the requester takes its events and changes
+        // nothing (SPEC.md §6.11): a request then is wrong on both sides.
+        if (cfg[`CFG_ACK_MODE] != 1 && n_retx != 0) begin ok = 0; $display("EQUIV FAIL: ack_mode off but retransmit requests on m_retx"); end
         if (n_busy_hi == 0) begin ok = 0; $display("EQUIV FAIL: busy never rose"); end
         if (n_xpay != 0) begin ok = 0; $display("EQUIV FAIL: X in a payload handed over (the same X on both sides compares equal)"); end
         if (n_rate_trig[TRIGGER_TIMER] == 0) $display("EQUIV NOTE: no timer rate change this run");

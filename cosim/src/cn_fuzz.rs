@@ -1,8 +1,10 @@
 //! Differential fuzzing of the congestion-notification block: random
 //! parameters within their ranges, random QP tables and random event streams
 //! (received data with and without CE, RC requests whose PSNs arrive in
-//! order, dropped, duplicated, reordered or far off, CNPs with extents in
-//! and out of range, sent bytes, gaps from nanoseconds to tens of
+//! order, dropped, duplicated, reordered or far off, ACKs and NAKs of this
+//! NIC's own requests within, behind and beyond its window, CNPs with
+//! extents in and out of range, sent requests new and retransmitted, sent
+//! bytes, gaps from nanoseconds to tens of
 //! milliseconds), golden
 //! model against RTL at both widths under random handshakes. Scenario *k* of
 //! seed *S* is a function of (S, k) alone, so one failing scenario re-runs
@@ -13,7 +15,7 @@ use std::path::{Path, PathBuf};
 use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
-use metaroce_golden::responder::PSN_MASK;
+use metaroce_golden::responder::{AETH_ACK, AETH_NAK_PSN_SEQ, PSN_MASK};
 
 use crate::blocks::cn::{cosim_cn_stimulus, CnStimulus};
 use crate::dice::Dice;
@@ -79,6 +81,7 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     // Each QP's next PSN as its requester would send it; near the 24-bit
     // wrap for some.
     let mut next_psn = [0u32; 14];
+    let mut requester = RequesterDraws::new(seed, scenario);
     for (local, psn) in next_psn.iter_mut().enumerate() {
         *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
         if local < 12 && dice.chance(70) {
@@ -127,15 +130,25 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
                 };
                 ev.ack_req = dice.chance(25);
                 ev.msg_end = ev.rc_req && dice.chance(40);
+                requester.received(&mut ev);
             }
             CnEventKind::RxCnp => ev.extent = dice.chance(60).then(|| dice.below(40_000) as u16),
-            CnEventKind::TxData => ev.len = 60 + dice.below(9_000) as u32,
+            CnEventKind::TxData => {
+                ev.len = 60 + dice.below(9_000) as u32;
+                requester.sent(&mut ev);
+            }
         }
         events.push(ev);
     }
     let stimulus = CnStimulus::from_events(events);
     let width = DATA_WIDTHS[(scenario % DATA_WIDTHS.len() as u64) as usize];
-    let handshake = Handshake { seed: dice.next(), idle_pct: dice.below(40) as u32, stall_pct: dice.below(60) as u32 };
+    let mut handshake =
+        Handshake { seed: dice.next(), idle_pct: dice.below(40) as u32, stall_pct: dice.below(60) as u32 };
+    if requester.storm {
+        // Requests pile up behind a slow sink: the requester's output
+        // queue fills and holds the event input.
+        handshake.stall_pct = 70 + requester.dice.below(25) as u32;
+    }
     CnScenario { setup, stimulus, width, handshake }
 }
 
@@ -154,6 +167,76 @@ fn draw_psn(dice: &mut Dice, next: &mut u32) -> u32 {
     psn
 }
 
+/// The draws for this NIC's own requester (`SPEC.md` §6.11), from a dice
+/// of their own, so that every other draw of a scenario is what it was
+/// before the requester: its sent requests' PSNs, and the ACKs and NAKs
+/// that come back. One scenario in ten is a NAK storm under a slow sink.
+struct RequesterDraws {
+    dice: Dice,
+    /// Each QP's next PSN as this NIC sends it; near the wrap for some.
+    next: [u32; 14],
+    storm: bool,
+}
+
+impl RequesterDraws {
+    fn new(seed: u64, scenario: u64) -> Self {
+        let mut dice = Dice(seed ^ scenario.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5245_5155_4553_5445);
+        let mut next = [0u32; 14];
+        for psn in next.iter_mut() {
+            *psn =
+                if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
+        }
+        let storm = dice.chance(10);
+        RequesterDraws { dice, next, storm }
+    }
+
+    /// A sent packet: mostly an RC request, its PSN mostly the QP's next,
+    /// else a retransmission (go-back-N resends from an older PSN and goes
+    /// on from there) or one far off.
+    fn sent(&mut self, ev: &mut CnEvent) {
+        let dice = &mut self.dice;
+        ev.rc_req = dice.chance(80);
+        let Some(next) = self.next.get_mut(ev.qp as usize) else {
+            ev.psn = dice.below(1 << 24) as u32;
+            return;
+        };
+        ev.psn = match dice.below(100) {
+            0..=79 => *next,
+            80..=94 => next.wrapping_sub(1 + dice.below(16) as u32),
+            _ => dice.below(1 << 24) as u32,
+        } & PSN_MASK;
+        if dice.below(100) < 97 || ev.psn == *next {
+            *next = ev.psn.wrapping_add(1) & PSN_MASK;
+        }
+    }
+
+    /// Received data: now and then an ACK or NAK (opcode 0x11) of this
+    /// NIC's own requests instead, the requester's input: an ACK, a PSN
+    /// sequence error NAK or another syndrome, its PSN mostly among the
+    /// last few sent, else anywhere.
+    fn received(&mut self, ev: &mut CnEvent) {
+        let dice = &mut self.dice;
+        if !dice.chance(if self.storm { 60 } else { 25 }) {
+            return;
+        }
+        ev.rc_req = false;
+        ev.msg_end = false;
+        ev.ack_req = false;
+        let draw = if self.storm { dice.below(3) + 4 } else { dice.below(8) };
+        ev.syndrome = Some(match draw {
+            0..=3 => AETH_ACK,
+            4..=5 => AETH_NAK_PSN_SEQ,
+            // An RNR NAK, then any syndrome at all.
+            6 => 0x20 | dice.below(32) as u8,
+            _ => dice.below(256) as u8,
+        });
+        ev.psn = match self.next.get(ev.qp as usize) {
+            Some(next) if dice.chance(85) => next.wrapping_sub(dice.below(24) as u32) & PSN_MASK,
+            _ => dice.below(1 << 24) as u32,
+        };
+    }
+}
+
 /// What a fuzz run compared, and its first failure (report and repro).
 #[derive(Debug, Default)]
 pub struct CnFuzzOutcome {
@@ -162,6 +245,7 @@ pub struct CnFuzzOutcome {
     pub cnps: u64,
     pub acks: u64,
     pub rate_changes: u64,
+    pub retx: u64,
     pub failure: Option<String>,
 }
 
@@ -183,6 +267,7 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         outcome.cnps += counts.cnps;
         outcome.acks += counts.acks;
         outcome.rate_changes += counts.rate_changes;
+        outcome.retx += counts.retx;
     }
     outcome
 }
@@ -216,8 +301,10 @@ pub fn scenario_failure(
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
     print_scenarios("cn", plan, out, |seed, first, count| {
         let o = run_cn_fuzz(seed, first, count);
-        let counts =
-            format!("{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes", o.events, o.cnps, o.acks, o.rate_changes);
+        let counts = format!(
+            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests",
+            o.events, o.cnps, o.acks, o.rate_changes, o.retx
+        );
         (o.scenarios, counts, o.failure)
     })
 }

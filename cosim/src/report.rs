@@ -8,6 +8,7 @@ use metaroce_golden::cc_params::FRACTION_ONE;
 use metaroce_golden::opcode::RC_ACK;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::reaction::RateChange;
+use metaroce_golden::requester::RetxRequest;
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -43,8 +44,8 @@ impl Record {
 }
 
 /// An output of the tick-timed streams as both models report it (JSONL
-/// `event` lines): a CNP or a rate change of the CN block, a release of the
-/// pacer; the top's three streams carry all three. Rates are Mb/s with kb/s precision; alpha and the extent are fractions
+/// `event` lines): a CNP, ACK or NAK, rate change or retransmit request of
+/// the CN block, a release of the pacer; the top's streams carry them all. Rates are Mb/s with kb/s precision; alpha and the extent are fractions
 /// of 1 (Q1.15 exactly: value * 32768 is an integer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "lowercase")]
@@ -83,6 +84,9 @@ pub enum CnRecord {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sent_len: Option<u32>,
     },
+    /// A retransmit request of the requester (`SPEC.md` §6.11): re-post
+    /// `count` packets of QP `qp` from PSN `psn` (go-back-N).
+    Retx { qp: u32, tick: u64, psn: u32, count: u32 },
     /// A packet the pacer released (or refused, full).
     Release {
         qp: u32,
@@ -144,6 +148,10 @@ impl CnRecord {
         }
     }
 
+    pub fn retx(request: &RetxRequest) -> Self {
+        CnRecord::Retx { qp: request.qp, tick: request.time, psn: request.psn, count: request.count }
+    }
+
     pub fn release(release: &Release) -> Self {
         CnRecord::Release { qp: release.qp, len: release.len, tick: release.time, dropped: release.dropped }
     }
@@ -153,6 +161,7 @@ impl CnRecord {
             CnRecord::Cnp { tick, .. }
             | CnRecord::Ack { tick, .. }
             | CnRecord::Rate { tick, .. }
+            | CnRecord::Retx { tick, .. }
             | CnRecord::Release { tick, .. } => *tick,
         }
     }

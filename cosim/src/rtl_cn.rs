@@ -6,6 +6,7 @@ use std::path::Path;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::{CnEvent, NicConfig};
+use metaroce_golden::requester::RetxRequest;
 
 use crate::rtl::{Handshake, Model, ModelKind};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
@@ -41,6 +42,8 @@ struct RawEvent {
     ack_req: u64,
     rc_req: u64,
     msg_end: u64,
+    syndrome_valid: u64,
+    syndrome: u64,
 }
 
 /// `MR_CN_CNP_MAX` of `csrc/cn_abi.h`.
@@ -92,6 +95,68 @@ pub struct RtlRate {
     pub len: u64,
 }
 
+/// `mr_cn_retx`: one `m_retx_*` transaction, the requester's retransmit
+/// request (`SPEC.md` §6.11).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RtlRetx {
+    pub cycle: u64,
+    pub time: u64,
+    pub qp: u64,
+    pub psn: u64,
+    pub count: u64,
+}
+
+impl RtlRetx {
+    pub fn to_request(&self) -> RetxRequest {
+        RetxRequest { time: self.time, qp: self.qp as u32, psn: self.psn as u32, count: self.count as u32 }
+    }
+}
+
+/// `mr_cn_outputs`: the block's three output buffers for one call (also
+/// the first part of the top's, `rtl_pacer.rs`).
+#[repr(C)]
+pub(crate) struct RawOutputs {
+    cnps: *mut RtlCnp,
+    cnp_cap: usize,
+    cnp_count: usize,
+    rates: *mut RtlRate,
+    rate_cap: usize,
+    rate_count: usize,
+    retx: *mut RtlRetx,
+    retx_cap: usize,
+    retx_count: usize,
+}
+
+/// The block's output vectors, in `mr_cn_outputs` order.
+pub(crate) type CnOuts<'a> = (&'a mut Vec<RtlCnp>, &'a mut Vec<RtlRate>, &'a mut Vec<RtlRetx>);
+
+impl RawOutputs {
+    /// `OUT_ROOM` fresh records at the end of each vector, for one call.
+    pub(crate) fn room((cnps, rates, retx): CnOuts<'_>) -> Self {
+        let (cnp_base, rate_base, retx_base) = (make_room(cnps), make_room(rates), make_room(retx));
+        RawOutputs {
+            cnps: cnps[cnp_base..].as_mut_ptr(),
+            cnp_cap: OUT_ROOM,
+            cnp_count: 0,
+            rates: rates[rate_base..].as_mut_ptr(),
+            rate_cap: OUT_ROOM,
+            rate_count: 0,
+            retx: retx[retx_base..].as_mut_ptr(),
+            retx_cap: OUT_ROOM,
+            retx_count: 0,
+        }
+    }
+
+    /// Keeps what the call filled of the room `room` gave; returns how many.
+    pub(crate) fn keep(&self, (cnps, rates, retx): CnOuts<'_>) -> usize {
+        cnps.truncate(cnps.len() - OUT_ROOM + self.cnp_count);
+        rates.truncate(rates.len() - OUT_ROOM + self.rate_count);
+        retx.truncate(retx.len() - OUT_ROOM + self.retx_count);
+        self.cnp_count + self.rate_count + self.retx_count
+    }
+}
+
 extern "C" {
     fn mr_cn_new(
         variant: *const c_char,
@@ -100,18 +165,7 @@ extern "C" {
         stall_pct: u32,
         cfg: *const RawCcConfig,
     ) -> *mut c_void;
-    fn mr_cn_push(
-        sim: *mut c_void,
-        events: *const RawEvent,
-        n: usize,
-        cnps: *mut RtlCnp,
-        cnp_cap: usize,
-        cnp_count: *mut usize,
-        rates: *mut RtlRate,
-        rate_cap: usize,
-        rate_count: *mut usize,
-        max_cycles: u64,
-    ) -> usize;
+    fn mr_cn_push(sim: *mut c_void, events: *const RawEvent, n: usize, out: *mut RawOutputs, max_cycles: u64) -> usize;
 }
 
 /// Cycles the block may spend on one batch without taking an event or
@@ -129,6 +183,7 @@ pub struct RtlCn {
     events: Vec<RawEvent>,
     pub cnps: Vec<RtlCnp>,
     pub rates: Vec<RtlRate>,
+    pub retx: Vec<RtlRetx>,
 }
 
 /// The Verilated class of the CN block: `width` bits, plain or with coverage.
@@ -151,7 +206,7 @@ impl RtlCn {
         let sim = SimHandle::new(sim, "congestion-notification block", || {
             format!("no congestion-notification RTL model at DATA_WIDTH {width}")
         })?;
-        Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new() })
+        Ok(RtlCn { sim, width, events: Vec::new(), cnps: Vec::new(), rates: Vec::new(), retx: Vec::new() })
     }
 
     pub fn load_qp_table(&mut self, nic: &NicConfig) -> Result<(), String> {
@@ -179,14 +234,16 @@ impl RtlCn {
         self.sim.write_coverage(path)
     }
 
-    /// Sends `events` in order; outputs append to `self.cnps` / `self.rates`.
+    /// Sends `events` in order; outputs append to `self.cnps`, `self.rates`
+    /// and `self.retx`.
     pub fn push(&mut self, events: &[CnEvent]) -> Result<(), CnStop> {
         let mut raw = std::mem::take(&mut self.events);
         raw.clear();
         raw.extend(events.iter().map(raw_event));
         let sim = &self.sim;
-        let (cnps, rates) = (&mut self.cnps, &mut self.rates);
-        let result = sim.feed(raw.len(), CN_STALL_CYCLES, |from| call(sim, &raw[from..], cnps, rates));
+        let (cnps, rates, retx) = (&mut self.cnps, &mut self.rates, &mut self.retx);
+        let result =
+            sim.feed(raw.len(), CN_STALL_CYCLES, |from| call(sim, &raw[from..], (&mut *cnps, &mut *rates, &mut *retx)));
         self.events = raw;
         result
     }
@@ -194,33 +251,18 @@ impl RtlCn {
     /// Clocks until the block is idle, collecting the outputs.
     pub fn drain(&mut self) -> Result<(), CnStop> {
         let sim = &self.sim;
-        let (cnps, rates) = (&mut self.cnps, &mut self.rates);
-        sim.drain(CN_STALL_CYCLES, || call(sim, &[], cnps, rates).1)
+        let (cnps, rates, retx) = (&mut self.cnps, &mut self.rates, &mut self.retx);
+        sim.drain(CN_STALL_CYCLES, || call(sim, &[], (&mut *cnps, &mut *rates, &mut *retx)).1)
     }
 }
 
 /// One FFI call with `events`; returns (events taken, outputs).
-fn call(sim: &SimHandle, events: &[RawEvent], cnps: &mut Vec<RtlCnp>, rates: &mut Vec<RtlRate>) -> (usize, usize) {
-    let (cnp_base, rate_base) = (make_room(cnps), make_room(rates));
-    let (mut cnp_count, mut rate_count) = (0usize, 0usize);
-    // SAFETY: each pointer covers the count passed with it.
-    let taken = unsafe {
-        mr_cn_push(
-            sim.ptr(),
-            events.as_ptr(),
-            events.len(),
-            cnps[cnp_base..].as_mut_ptr(),
-            OUT_ROOM,
-            &mut cnp_count,
-            rates[rate_base..].as_mut_ptr(),
-            OUT_ROOM,
-            &mut rate_count,
-            CYCLES_PER_CALL,
-        )
-    };
-    cnps.truncate(cnp_base + cnp_count);
-    rates.truncate(rate_base + rate_count);
-    (taken, cnp_count + rate_count)
+fn call(sim: &SimHandle, events: &[RawEvent], outs: CnOuts<'_>) -> (usize, usize) {
+    let (cnps, rates, retx) = outs;
+    let mut out = RawOutputs::room((&mut *cnps, &mut *rates, &mut *retx));
+    // SAFETY: each buffer covers the room `out` gives.
+    let taken = unsafe { mr_cn_push(sim.ptr(), events.as_ptr(), events.len(), &mut out, CYCLES_PER_CALL) };
+    (taken, out.keep((cnps, rates, retx)))
 }
 
 pub(crate) fn mac(bytes: [u8; 6]) -> u64 {
@@ -253,5 +295,7 @@ fn raw_event(e: &CnEvent) -> RawEvent {
         ack_req: e.ack_req.into(),
         rc_req: e.rc_req.into(),
         msg_end: e.msg_end.into(),
+        syndrome_valid: e.syndrome.is_some().into(),
+        syndrome: e.syndrome.unwrap_or(0).into(),
     }
 }

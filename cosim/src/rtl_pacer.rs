@@ -9,7 +9,7 @@ use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::{PacerCommand, Release};
 
 use crate::rtl::{Handshake, ModelKind};
-use crate::rtl_cn::{mac, RawCcConfig, RtlCnp, RtlRate, CN_STALL_CYCLES};
+use crate::rtl_cn::{mac, RawCcConfig, RawOutputs as RawCnOutputs, RtlCnp, RtlRate, RtlRetx, CN_STALL_CYCLES};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
 
 /// `mr_pacer_command`: one `s_cmd_*` transaction.
@@ -54,45 +54,33 @@ struct RawPipelineConfig {
     local_mac: u64,
 }
 
-/// `mr_pipeline_out`: the top's three output buffers for one call.
+/// `mr_pipeline_out`: the top's output buffers for one call, the CN
+/// block's and the releases.
 #[repr(C)]
 struct RawOutputs {
-    cnps: *mut RtlCnp,
-    cnp_cap: usize,
-    cnp_count: usize,
-    rates: *mut RtlRate,
-    rate_cap: usize,
-    rate_count: usize,
+    cn: RawCnOutputs,
     rels: *mut RtlRelease,
     rel_cap: usize,
     rel_count: usize,
 }
 
+/// The top's output vectors, in `mr_pipeline_out` order.
+type TopOuts<'a> = (&'a mut Vec<RtlCnp>, &'a mut Vec<RtlRate>, &'a mut Vec<RtlRetx>, &'a mut Vec<RtlRelease>);
+
 /// Runs `call` on `OUT_ROOM` fresh records of each output buffer; keeps
 /// what it filled; returns its result and the count of records produced.
-fn with_room<R>(
-    cnps: &mut Vec<RtlCnp>,
-    rates: &mut Vec<RtlRate>,
-    releases: &mut Vec<RtlRelease>,
-    call: impl FnOnce(&mut RawOutputs) -> R,
-) -> (R, usize) {
-    let (cnp_base, rate_base, rel_base) = (make_room(cnps), make_room(rates), make_room(releases));
+fn with_room<R>(outs: TopOuts<'_>, call: impl FnOnce(&mut RawOutputs) -> R) -> (R, usize) {
+    let (cnps, rates, retx, releases) = outs;
+    let rel_base = make_room(releases);
     let mut raw = RawOutputs {
-        cnps: cnps[cnp_base..].as_mut_ptr(),
-        cnp_cap: OUT_ROOM,
-        cnp_count: 0,
-        rates: rates[rate_base..].as_mut_ptr(),
-        rate_cap: OUT_ROOM,
-        rate_count: 0,
+        cn: RawCnOutputs::room((&mut *cnps, &mut *rates, &mut *retx)),
         rels: releases[rel_base..].as_mut_ptr(),
         rel_cap: OUT_ROOM,
         rel_count: 0,
     };
     let result = call(&mut raw);
-    cnps.truncate(cnp_base + raw.cnp_count);
-    rates.truncate(rate_base + raw.rate_count);
     releases.truncate(rel_base + raw.rel_count);
-    (result, raw.cnp_count + raw.rate_count + raw.rel_count)
+    (result, raw.cn.keep((cnps, rates, retx)) + raw.rel_count)
 }
 
 /// `mr_pipeline_frame`: a frame and its `s_axis_tuser` side band.
@@ -245,6 +233,7 @@ pub struct RtlPipeline {
     pub width: u32,
     pub cnps: Vec<RtlCnp>,
     pub rates: Vec<RtlRate>,
+    pub retx: Vec<RtlRetx>,
     pub releases: Vec<RtlRelease>,
 }
 
@@ -266,7 +255,7 @@ impl RtlPipeline {
         let sim =
             unsafe { mr_pipeline_new(name.as_ptr(), handshake.seed, handshake.idle_pct, handshake.stall_pct, &cfg) };
         let sim = SimHandle::new(sim, "pipeline top", || format!("no pipeline RTL model at DATA_WIDTH {width}"))?;
-        Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), releases: Vec::new() })
+        Ok(RtlPipeline { sim, width, cnps: Vec::new(), rates: Vec::new(), retx: Vec::new(), releases: Vec::new() })
     }
 
     /// A fresh top with `nic`'s QP context table loaded.
@@ -296,9 +285,10 @@ impl RtlPipeline {
             })
             .collect();
         let sim = &self.sim;
-        let outs = (&mut self.cnps, &mut self.rates, &mut self.releases);
-        let (cnps, rates, releases) = outs;
-        sim.feed(raw.len(), CN_STALL_CYCLES, |from| pipeline_call(sim, &raw[from..], cnps, rates, releases))
+        let (cnps, rates, retx, releases) = (&mut self.cnps, &mut self.rates, &mut self.retx, &mut self.releases);
+        sim.feed(raw.len(), CN_STALL_CYCLES, |from| {
+            pipeline_call(sim, &raw[from..], (&mut *cnps, &mut *rates, &mut *retx, &mut *releases))
+        })
     }
 
     /// Time moves on to `tick` once every frame pushed is in (`s_adv_*`):
@@ -307,9 +297,10 @@ impl RtlPipeline {
     pub fn advance(&mut self, tick: u64) -> Result<Option<u64>, SimStop> {
         let (mut next_valid, mut next_time) = (0u64, 0u64);
         let sim = &self.sim;
-        let (cnps, rates, releases) = (&mut self.cnps, &mut self.rates, &mut self.releases);
+        let (cnps, rates, retx, releases) = (&mut self.cnps, &mut self.rates, &mut self.retx, &mut self.releases);
         sim.settle(CN_STALL_CYCLES, || {
-            let (settled, produced) = with_room(cnps, rates, releases, |out| {
+            let outs = (&mut *cnps, &mut *rates, &mut *retx, &mut *releases);
+            let (settled, produced) = with_room(outs, |out| {
                 // SAFETY: the buffers cover the room `out` gives.
                 unsafe {
                     mr_pipeline_advance(sim.ptr(), tick, out, CYCLES_PER_CALL, &mut next_valid, &mut next_time) != 0
@@ -323,19 +314,13 @@ impl RtlPipeline {
     /// The end of the input: flushes until nothing is inside.
     pub fn flush(&mut self) -> Result<(), SimStop> {
         let sim = &self.sim;
-        let (cnps, rates, releases) = (&mut self.cnps, &mut self.rates, &mut self.releases);
-        sim.drain(CN_STALL_CYCLES, || pipeline_call(sim, &[], cnps, rates, releases).1)
+        let (cnps, rates, retx, releases) = (&mut self.cnps, &mut self.rates, &mut self.retx, &mut self.releases);
+        sim.drain(CN_STALL_CYCLES, || pipeline_call(sim, &[], (&mut *cnps, &mut *rates, &mut *retx, &mut *releases)).1)
     }
 }
 
-fn pipeline_call(
-    sim: &SimHandle,
-    frames: &[RawFrame],
-    cnps: &mut Vec<RtlCnp>,
-    rates: &mut Vec<RtlRate>,
-    releases: &mut Vec<RtlRelease>,
-) -> (usize, usize) {
-    with_room(cnps, rates, releases, |out| {
+fn pipeline_call(sim: &SimHandle, frames: &[RawFrame], outs: TopOuts<'_>) -> (usize, usize) {
+    with_room(outs, |out| {
         // SAFETY: the buffers cover the room `out` gives; the frames' bytes
         // outlive the call.
         unsafe { mr_pipeline_push(sim.ptr(), frames.as_ptr(), frames.len(), out, CYCLES_PER_CALL) }

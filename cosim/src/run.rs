@@ -199,6 +199,8 @@ pub struct RunCounts {
     pub cnps: u64,
     /// The responder's ACKs and NAKs.
     pub acks: u64,
+    /// The requester's retransmit requests.
+    pub retx: u64,
     /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
     /// Pacer releases and drops.
@@ -211,6 +213,7 @@ impl RunCounts {
             events: events as u64,
             cnps: cnps as u64,
             acks: 0,
+            retx: 0,
             rate_changes: rates as u64,
             releases: releases as u64,
         }
@@ -219,6 +222,11 @@ impl RunCounts {
     /// The counts with the responder's ACKs and NAKs.
     pub fn acks(self, acks: usize) -> Self {
         RunCounts { acks: acks as u64, ..self }
+    }
+
+    /// The counts with the requester's retransmit requests.
+    pub fn retx(self, retx: usize) -> Self {
+        RunCounts { retx: retx as u64, ..self }
     }
 }
 

@@ -1,9 +1,9 @@
 //! The RTL-against-RTL equivalence bench (ci/rtl-equiv.sh) tested on
 //! itself: the working tree's congestion-notification block against
 //! HEAD's (the same RTL in CI) must pass with the RTL assertions on, having
-//! exercised both reply points and the reaction point; with a planted
-//! one-line fault in the responder it must report a difference on the
-//! frame output. One test, as both runs share target/rtl-equiv/.
+//! exercised both reply points, the reaction point and the requester; with
+//! a planted one-line fault in the responder it must report a difference
+//! on the frame output. One test, as both runs share target/rtl-equiv/.
 
 mod common;
 
@@ -32,7 +32,7 @@ fn equivalence_bench_passes_identical_rtl_and_finds_a_planted_fault() {
     let (code, text) = equiv(&["--events", "2000", "--assert", "--lenient"]);
     assert_eq!(code, Some(0), "identical RTL must pass:\n{text}");
     assert!(text.contains("EQUIV PASS seed=1 W=64 Q=8"), "{text}");
-    for label in ["CNP ", "ACK ", "NAK ", "trigger cnp ", "rc_req "] {
+    for label in ["CNP ", "ACK ", "NAK ", "trigger cnp ", "rc_req ", "retransmit requests "] {
         assert!(count_after(&text, label) >= 20, "fewer than 20 after '{label}':\n{text}");
     }
     assert_eq!(count_after(&text, "handed over: "), 0, "{text}");

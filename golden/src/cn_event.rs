@@ -3,7 +3,7 @@
 //! parsed frame becomes one under the NIC's addressing.
 
 use crate::cc_params::CcParams;
-use crate::opcode::{message_end, rc_request, CNP};
+use crate::opcode::{message_end, rc_request, CNP, RC_ACK};
 use crate::record::{FrameClass, MacAddr, ParseRecord};
 use std::net::IpAddr;
 
@@ -48,15 +48,18 @@ pub struct CnEvent {
     pub src_qp: Option<u32>,
     /// The MetaRoCE CE extent (Q1.15) of a tagged CNP (RxCnp).
     pub extent: Option<u16>,
-    /// BTH PSN (RxData).
+    /// BTH PSN (RxData, TxData).
     pub psn: u32,
     /// BTH AckReq (RxData).
     pub ack_req: bool,
-    /// An RC SEND or RDMA WRITE request (RxData): the responder's input
-    /// (`SPEC.md` §6.10).
+    /// An RC SEND or RDMA WRITE request: received, the responder's input
+    /// (`SPEC.md` §6.10); sent, the requester's (§6.11).
     pub rc_req: bool,
     /// The last or only packet of a message (RxData, `rc_req`).
     pub msg_end: bool,
+    /// The AETH syndrome of a received RC ACKNOWLEDGE (opcode 0x11,
+    /// RxData): the requester's input (`SPEC.md` §6.11).
+    pub syndrome: Option<u8>,
 }
 
 impl CnEvent {
@@ -81,6 +84,7 @@ impl CnEvent {
             ack_req: false,
             rc_req: false,
             msg_end: false,
+            syndrome: None,
         }
     }
 }
@@ -170,6 +174,9 @@ pub fn classify(record: &ParseRecord, time: u64, local_mac: Option<[u8; 6]>, nic
     if sent && !received {
         let mut event = CnEvent::new(time, CnEventKind::TxData, nic.local_qp_of(dest_qp)?);
         event.len = record.frame_len;
+        // The requester's input (SPEC §6.11): which PSNs went out.
+        event.psn = record.psn?;
+        event.rc_req = rc_request(opcode);
         return Some(event);
     }
     if !received {
@@ -190,5 +197,7 @@ pub fn classify(record: &ParseRecord, time: u64, local_mac: Option<[u8; 6]>, nic
     event.ack_req = record.ack_req == Some(1);
     event.rc_req = rc_request(opcode);
     event.msg_end = event.rc_req && message_end(opcode);
+    // An ACK or NAK for one of our requests (SPEC §6.11).
+    event.syndrome = record.aeth_syndrome.filter(|_| opcode == RC_ACK);
     Some(event)
 }

@@ -12,7 +12,8 @@
 //!   table [`cc_table`]), [`cc_presets`] (the paper's, ns-3's and mlx5's
 //!   defaults).
 //! * [`responder`]: the RC responder's ACKs and NAKs (go-back-N), beside
-//!   the notification point.
+//!   the notification point; [`requester`]: the send side's go-back-N,
+//!   retransmit requests from the NAKs it receives.
 //! * [`pacer`]: per-QP pacing in a timing wheel.
 //! * [`pipeline`]: the whole top, parser to pacer.
 
@@ -30,6 +31,7 @@ pub mod parser;
 pub mod pipeline;
 pub mod reaction;
 pub mod record;
+pub mod requester;
 pub mod responder;
 pub mod wire;
 

@@ -17,7 +17,7 @@ pub const AETH_NAK_PSN_SEQ: u8 = 0x60;
 pub const PSN_MASK: u32 = 0xFF_FFFF;
 /// The first PSN distance that counts as behind: `psn - epsn` mod 2^24 in
 /// 1..2^23-1 is ahead, 2^23.. is a duplicate (rxe's `psn_compare`).
-const PSN_HALF: u32 = 1 << 23;
+pub(crate) const PSN_HALF: u32 = 1 << 23;
 
 /// One ACK or NAK sent: the frame (no FCS) and its emit tick.
 #[derive(Debug, Clone, PartialEq, Eq)]

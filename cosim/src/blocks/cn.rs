@@ -1,7 +1,7 @@
 //! The congestion-notification block (`SPEC.md` §6): a capture's frames
 //! become events, the golden model and the Verilated `roce_cn` take the
-//! same events, and their CNPs, ACKs and NAKs, and rate changes are compared
-//! in order, each stream on its own.
+//! same events, and their CNPs, ACKs and NAKs, rate changes and retransmit
+//! requests are compared in order, each stream on its own.
 
 use std::path::Path;
 use std::time::Instant;
@@ -13,6 +13,7 @@ use metaroce_golden::notify::CnpSent;
 use metaroce_golden::pacer::PacerCommand;
 use metaroce_golden::pipeline::received_pause;
 use metaroce_golden::reaction::{RateChange, RateStage, RateTrigger};
+use metaroce_golden::requester::RetxRequest;
 use metaroce_golden::responder::AckSent;
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 
@@ -23,7 +24,9 @@ use crate::nic::CnSetup;
 use crate::nic_gaps::NicGaps;
 use crate::report::{CnRecord, Record, Transaction};
 use crate::rtl::{Handshake, Model};
-use crate::rtl_cn::{CnStop, RtlCn, RtlCnp, RtlRate, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES};
+use crate::rtl_cn::{
+    CnStop, RtlCn, RtlCnp, RtlRate, RtlRetx, CNP_BAD_TKEEP, CNP_TOO_LONG, CNP_TUSER_CHANGED, CN_STALL_CYCLES,
+};
 use crate::run::{finish_run, Block, BlockInfo, CaptureRun, ReplayParts, RunCounts};
 use crate::sim_handle::SimStop;
 
@@ -34,10 +37,12 @@ const CNP_STREAM: usize = 0;
 const RATE_STREAM: usize = 1;
 /// The responder's ACKs and NAKs, which leave on the CNPs' output.
 const ACK_STREAM: usize = 2;
-const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate", "cn.ack"];
+/// The requester's retransmit requests.
+const RETX_STREAM: usize = 3;
+const CN_STREAMS: &[&str] = &["cn.cnp", "cn.rate", "cn.ack", "cn.retx"];
 
 const INFO: BlockInfo = BlockInfo::new("cn", CN_STREAMS)
-    .about("Congestion notification: CNPs, ACKs and NAKs, and per-QP rates")
+    .about("Congestion notification: CNPs, ACKs and NAKs, per-QP rates and retransmit requests")
     .replays(ReplayParts::CN);
 
 impl Block for Cn {
@@ -50,19 +55,20 @@ impl Block for Cn {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {} retransmit request(s)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx
         )
     }
 }
 
 /// The CN outputs of a model: its frames to the CNP or the ACK stream by
-/// their opcode, rate changes to theirs.
+/// their opcode, rate changes and retransmit requests to theirs.
 pub fn check_cn(
     compare: &mut StreamComparator,
     time: &TimeBase,
     frames: Vec<RtlCnp>,
     rates: Vec<RtlRate>,
+    retx: Vec<RtlRetx>,
 ) -> Result<(), Ending> {
     for sent in frames {
         let record = CnRecord::sent_frame(sent.tick, sent.frame());
@@ -77,6 +83,10 @@ pub fn check_cn(
         let change = rate.to_change();
         let time_ns = change.as_ref().map_or(0, |c| time.time_ns(c.time));
         compare.check(RATE_STREAM, change.map(|c| Record::Cn(CnRecord::rate(&c))), Some(time_ns), rate.cycle)?;
+    }
+    for request in retx {
+        let record = Ok(Record::Cn(CnRecord::retx(&request.to_request())));
+        compare.check(RETX_STREAM, record, Some(time.time_ns(request.time)), request.cycle)?;
     }
     Ok(())
 }
@@ -176,6 +186,7 @@ pub struct GoldenCn {
     pub cnps: Vec<(u64, CnpSent)>,
     pub acks: Vec<(u64, AckSent)>,
     pub rates: Vec<(u64, RateChange)>,
+    pub retx: Vec<(u64, RetxRequest)>,
 }
 
 impl GoldenCn {
@@ -185,6 +196,7 @@ impl GoldenCn {
         self.cnps.extend(out.cnps.drain(..).map(|c| (frame, c)));
         self.acks.extend(out.acks.drain(..).map(|a| (frame, a)));
         self.rates.extend(out.rates.drain(..).map(|r| (frame, r)));
+        self.retx.extend(out.retx.drain(..).map(|r| (frame, r)));
     }
 }
 
@@ -205,6 +217,7 @@ pub fn golden_cn_streams(time: &TimeBase, golden: &GoldenCn) -> Vec<Vec<Transact
         golden.cnps.iter().map(|(f, c)| golden_frame(time, *f, c.time, &c.frame)).collect(),
         golden.rates.iter().map(|(f, r)| golden_rate(time, *f, r)).collect(),
         golden.acks.iter().map(|(f, a)| golden_frame(time, *f, a.time, &a.frame)).collect(),
+        golden.retx.iter().map(|(f, r)| golden_retx(time, *f, r)).collect(),
     ]
 }
 
@@ -221,6 +234,10 @@ fn golden_frame(time: &TimeBase, frame: u64, tick: u64, bytes: &[u8]) -> Transac
 
 fn golden_rate(time: &TimeBase, frame: u64, change: &RateChange) -> Transaction {
     Transaction { frame, time_ns: time.time_ns(change.time), cycle: None, record: Record::Cn(CnRecord::rate(change)) }
+}
+
+fn golden_retx(time: &TimeBase, frame: u64, request: &RetxRequest) -> Transaction {
+    Transaction { frame, time_ns: time.time_ns(request.time), cycle: None, record: Record::Cn(CnRecord::retx(request)) }
 }
 
 impl RtlRate {
@@ -299,8 +316,11 @@ pub fn cosim_cn_stimulus(
     let golden = run_golden(setup, &stimulus);
     let clock = run.phases.golden.lap(clock);
     run.frames_read = stimulus.frames_read;
-    run.cn =
-        Some(RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0).acks(golden.acks.len()));
+    run.cn = Some(
+        RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0)
+            .acks(golden.acks.len())
+            .retx(golden.retx.len()),
+    );
     run.nic_gaps = stimulus.gaps.clone();
     let repro = cn_repro(capture, options, setup, &Cn);
     let expected = golden_cn_streams(&stimulus.time, &golden);
@@ -346,25 +366,33 @@ impl BatchModel for RtlCn {
         RtlCn::cycles(self)
     }
     fn check(&mut self, compare: &mut StreamComparator, time: &TimeBase) -> Result<(), Ending> {
-        check_cn(compare, time, std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))
+        check_cn(
+            compare,
+            time,
+            std::mem::take(&mut self.cnps),
+            std::mem::take(&mut self.rates),
+            std::mem::take(&mut self.retx),
+        )
     }
 }
 
-/// A CN block's frames (CNPs, ACKs and NAKs, each at its tick) and rate
-/// transactions.
-pub type CnOutputs = (Vec<(u64, Vec<u8>)>, Vec<RateChange>);
+/// A CN block's frames (CNPs, ACKs and NAKs, each at its tick), rate
+/// transactions and retransmit requests.
+pub type CnOutputs = (Vec<(u64, Vec<u8>)>, Vec<RateChange>, Vec<RetxRequest>);
 
-/// The frames and rate transactions of the golden CN block (its CNPs, then
-/// its ACKs and NAKs; `cn_replay` puts them in time order).
+/// The frames, rate transactions and retransmit requests of the golden CN
+/// block (its CNPs, then its ACKs and NAKs; `cn_replay` puts them in time
+/// order).
 pub fn golden_outputs(setup: &CnSetup, stimulus: &CnStimulus) -> CnOutputs {
     let golden = run_golden(setup, stimulus);
     let mut frames: Vec<(u64, Vec<u8>)> = golden.cnps.into_iter().map(|(_, c)| (c.time, c.frame)).collect();
     frames.extend(golden.acks.into_iter().map(|(_, a)| (a.time, a.frame)));
-    (frames, golden.rates.into_iter().map(|(_, r)| r).collect())
+    let rates = golden.rates.into_iter().map(|(_, r)| r).collect();
+    (frames, rates, golden.retx.into_iter().map(|(_, r)| r).collect())
 }
 
-/// The frames (at their ticks) and rate transactions of the RTL CN block at
-/// `width` on the stimulus's events.
+/// The frames (at their ticks), rate transactions and retransmit requests
+/// of the RTL CN block at `width` on the stimulus's events.
 pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result<CnOutputs, String> {
     let mut rtl = RtlCn::new(Model::plain(width), Handshake::full_speed(0), &setup.regs)?;
     rtl.load_qp_table(&setup.nic)?;
@@ -380,7 +408,7 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
         cnps.push((cnp.tick, cnp.frame().to_vec()));
     }
     let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
-    Ok((cnps, rates))
+    Ok((cnps, rates, rtl.retx.iter().map(RtlRetx::to_request).collect()))
 }
 
 /// Frames sent (tick, bytes), each with its record, in one order whichever
@@ -399,15 +427,16 @@ pub fn replay_order(frames: Vec<(u64, Vec<u8>)>) -> Vec<(u64, Vec<u8>, CnRecord)
     sent
 }
 
-/// Frames sent and rate changes as transactions, frames first (in
-/// `replay_order`), each with the last frame at or before its tick; and the
-/// frames at their emit times (ns since the epoch).
-pub fn cn_replay(stimulus: &CnStimulus, (frames, rates): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
+/// Frames sent, rate changes and retransmit requests as transactions,
+/// frames first (in `replay_order`), each with the last frame at or before
+/// its tick; and the frames at their emit times (ns since the epoch).
+pub fn cn_replay(stimulus: &CnStimulus, (frames, rates, retx): CnOutputs) -> (Vec<Transaction>, Vec<(u64, Vec<u8>)>) {
     let sent = replay_order(frames);
     let transactions = sent
         .iter()
         .map(|(_, _, record)| record.clone())
         .chain(rates.iter().filter(|r| r.is_change()).map(CnRecord::rate))
+        .chain(retx.iter().map(CnRecord::retx))
         .map(|record| {
             let tick = record.tick();
             Transaction {

@@ -1,6 +1,7 @@
 //! The pipeline top (`SPEC.md` §8): the capture's frames go into the
 //! golden pipeline and the Verilated `roce_pipeline`, which are compared on
-//! three streams: CNPs, the reaction point's transactions, releases.
+//! five streams: CNPs, ACKs and NAKs, the reaction point's transactions,
+//! retransmit requests, releases.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -30,11 +31,11 @@ use crate::sim_handle::SimStop;
 pub struct Top;
 
 /// The CN block's streams (`blocks::cn`, in its order), then the releases.
-const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.ack", "top.release"];
-const RELEASE_STREAM: usize = 3;
+const TOP_STREAMS: &[&str] = &["top.cnp", "top.rate", "top.ack", "top.retx", "top.release"];
+const RELEASE_STREAM: usize = 4;
 
 const INFO: BlockInfo = BlockInfo::new("top", TOP_STREAMS)
-    .about("The pipeline top: CNPs, ACKs and NAKs, rate transactions and releases")
+    .about("The pipeline top: CNPs, ACKs and NAKs, rate transactions, retransmit requests and releases")
     .without_coverage_build()
     .replays(ReplayParts::TOP);
 
@@ -48,8 +49,8 @@ impl Block for Top {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} release(s)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.releases
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} retransmit request(s), {} release(s)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.releases
         )
     }
 }
@@ -66,7 +67,9 @@ impl BatchModel for RtlPipeline {
         self.sim.cycles()
     }
     fn check(&mut self, compare: &mut StreamComparator, time: &TimeBase) -> Result<(), Ending> {
-        check_cn(compare, time, std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates))?;
+        let (cnps, rates, retx) =
+            (std::mem::take(&mut self.cnps), std::mem::take(&mut self.rates), std::mem::take(&mut self.retx));
+        check_cn(compare, time, cnps, rates, retx)?;
         check_releases(compare, RELEASE_STREAM, time, &mut self.releases)
     }
 }
@@ -171,7 +174,11 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     let clock = Instant::now();
     run.frames_read = top.frames.len() as u64;
     let cn = &top.cn;
-    run.cn = Some(RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len()).acks(cn.acks.len()));
+    run.cn = Some(
+        RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len())
+            .acks(cn.acks.len())
+            .retx(cn.retx.len()),
+    );
     run.nic_gaps = top.gaps.clone();
     let mut expected = golden_cn_streams(&top.time, cn);
     expected.push(top.releases.iter().map(|(f, r)| release_transaction(&top.time, *f, r)).collect());

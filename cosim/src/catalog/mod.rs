@@ -2,7 +2,7 @@
 //! gen` writes, with what each frame must classify as (`SPEC.md` §5).
 //! Valid captures are in [`parser`], one capture per error class in
 //! [`errors`], the congestion-notification captures in [`cn`], the
-//! responder's in [`responder`].
+//! responder's in [`responder`], the requester's in [`requester`].
 //!
 //! Error captures start from a valid frame and break exactly one thing,
 //! keeping every other length and checksum right so that the intended
@@ -12,6 +12,7 @@ mod cn;
 mod entry;
 mod errors;
 mod parser;
+mod requester;
 mod responder;
 
 use std::fs;
@@ -29,6 +30,7 @@ pub fn all_captures() -> Vec<Capture> {
     captures.extend(errors::captures());
     captures.extend(cn::captures());
     captures.extend(responder::captures());
+    captures.extend(requester::captures());
     captures
 }
 

@@ -18,25 +18,25 @@ use crate::stimuli::RoceFrame;
 const WRITE_FIRST: u8 = 0x06;
 const WRITE_MIDDLE: u8 = 0x07;
 const WRITE_LAST: u8 = 0x08;
-const SEND_ONLY: u8 = 0x04;
+pub(super) const SEND_ONLY: u8 = 0x04;
 const READ_REQUEST: u8 = 0x0C;
-const ECT0: u8 = 2;
+pub(super) const ECT0: u8 = 2;
 const CE: u8 = 3;
 /// The responder: host 1.
-const RESPONDER: u8 = 1;
+pub(super) const RESPONDER: u8 = 1;
 
 /// One requester's flow to the responder.
 #[derive(Debug, Clone, Copy)]
-struct Requester {
-    host: u8,
+pub(super) struct Requester {
+    pub(super) host: u8,
     /// BTH DestQP: the responder's local QP.
-    local_qp: u32,
-    ipv6: bool,
-    vlan: Option<u16>,
+    pub(super) local_qp: u32,
+    pub(super) ipv6: bool,
+    pub(super) vlan: Option<u16>,
 }
 
 impl Requester {
-    fn frame(&self, op: u8, psn: u32, ack_req: bool, ecn: u8) -> Vec<u8> {
+    pub(super) fn frame(&self, op: u8, psn: u32, ack_req: bool, ecn: u8) -> Vec<u8> {
         let payload = if op == READ_REQUEST { 0 } else { 512 };
         let mut f = RoceFrame::new(op, psn).with_payload(payload, psn);
         f.hosts = (self.host, RESPONDER);

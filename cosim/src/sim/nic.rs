@@ -11,6 +11,7 @@ use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::pipeline::{Pipeline, PipelineOutputs};
+use metaroce_golden::requester::RetxRequest;
 use metaroce_golden::ParserConfig;
 
 use crate::rtl::Handshake;
@@ -29,6 +30,9 @@ pub struct NicOutputs {
     /// (tick, local QP, rate kb/s) of every real rate change.
     pub rates: Vec<(u64, u32, u32)>,
     pub releases: Vec<Release>,
+    /// The requester's retransmit requests (none while the loop refuses
+    /// `ack_mode`, `SPEC.md` §9).
+    pub retx: Vec<RetxRequest>,
     /// When the pacer next has work: the NIC must be advanced then.
     pub next_busy: Option<u64>,
 }
@@ -70,6 +74,7 @@ impl Nic {
             cnps: out.cn.cnps.drain(..).map(|c| (c.time, c.frame)).collect(),
             rates: out.cn.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect(),
             releases: std::mem::take(&mut out.releases),
+            retx: std::mem::take(&mut out.cn.retx),
             next_busy: self.golden.next_busy_tick(),
         };
         let Some(top) = &mut self.rtl else { return Ok(golden) };
@@ -77,6 +82,7 @@ impl Nic {
             next_busy: top.advance(tick).map_err(|stop| stopped(top, stop))?,
             cnps: top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).collect(),
             releases: top.releases.drain(..).map(|r| r.to_release()).collect(),
+            retx: top.retx.drain(..).map(|r| r.to_request()).collect(),
             rates: Vec::new(),
         };
         for rate in top.rates.drain(..) {
@@ -101,6 +107,7 @@ pub fn first_difference(rtl: &NicOutputs, golden: &NicOutputs) -> Option<String>
     stream("release", &rtl.releases, &golden.releases)
         .or_else(|| stream("rate change (tick, qp, kb/s)", &rtl.rates, &golden.rates))
         .or_else(|| stream("CNP (tick, frame)", &rtl.cnps, &golden.cnps))
+        .or_else(|| stream("retransmit request", &rtl.retx, &golden.retx))
         .or_else(|| {
             (rtl.next_busy != golden.next_busy)
                 .then(|| format!("next busy tick: RTL {:?}, golden {:?}", rtl.next_busy, golden.next_busy))

@@ -228,6 +228,10 @@ impl World {
     }
 
     fn apply(&mut self, h: usize, out: NicOutputs) -> Result<(), String> {
+        if let Some(request) = out.retx.first() {
+            // The loop refuses ack_mode, so no requester should ever ask.
+            return Err(format!("host {h}: the requester asked to re-post {request:?}, which the loop cannot do yet"));
+        }
         for (_, frame) in out.cnps {
             self.cnps_sent += 1;
             self.first_cnp_ps.get_or_insert(self.now);

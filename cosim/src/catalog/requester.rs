@@ -1,0 +1,240 @@
+//! Generated captures for the requester (`SPEC.md` §6.11): RC requests this
+//! NIC sends and the ACKs and NAKs that come back, taken at its own port.
+//! The answers are the golden responder's (§6.10), run at the far end of a
+//! 1 µs link, and the retransmissions are the golden requester's own
+//! requests: a packet or an ACK lost on the way is all the capture makes up.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+
+use metaroce_golden::cc_params::{AckMode, CcParams};
+use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
+use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
+use metaroce_golden::record::MacAddr;
+use metaroce_golden::responder::PSN_MASK;
+use metaroce_golden::{parse_frame, ParserConfig};
+
+use super::entry::Capture;
+use super::responder::{Requester, ECT0, RESPONDER, SEND_ONLY};
+use crate::addresses::host_mac;
+use crate::capture::{GenFrame, START_NS};
+
+/// This NIC, the requester: host 2.
+const LOCAL: u8 = 2;
+/// One way across the link, ns.
+const LINK_NS: u64 = 1_000;
+/// Between two packets the NIC sends, ns.
+const SEND_GAP_NS: u64 = 200;
+/// Each side's remote QP is its peer's local QP plus this.
+const REMOTE_OFFSET: u32 = 0x100;
+/// How much later a duplicated answer comes the second time, ns.
+const ECHO_NS: u64 = 8_000;
+
+/// One flow of this NIC to the responder: the PSNs it sends, the first
+/// transmissions lost on the way there, and the answers (by their order
+/// among the flow's ACKs and NAKs) lost or duplicated on the way back.
+struct Flow {
+    to: Requester,
+    next_new: u32,
+    end: u32,
+    lost_first: BTreeSet<u32>,
+    lost_answers: BTreeSet<usize>,
+    echoed_answers: BTreeSet<usize>,
+    /// PSNs the requester asked to send again, in order.
+    resend: VecDeque<u32>,
+    sent: BTreeSet<u32>,
+    answers: usize,
+}
+
+impl Flow {
+    fn new(to: Requester, first: u32, packets: u32) -> Self {
+        Flow {
+            to,
+            next_new: first,
+            end: first.wrapping_add(packets) & PSN_MASK,
+            lost_first: BTreeSet::new(),
+            lost_answers: BTreeSet::new(),
+            echoed_answers: BTreeSet::new(),
+            resend: VecDeque::new(),
+            sent: BTreeSet::new(),
+            answers: 0,
+        }
+    }
+
+    /// The next PSN to send (a resend first), with whether it is lost.
+    fn take(&mut self) -> Option<(u32, bool)> {
+        let psn = match self.resend.pop_front() {
+            Some(psn) => psn,
+            None if self.next_new != self.end => {
+                let psn = self.next_new;
+                self.next_new = (psn + 1) & PSN_MASK;
+                psn
+            }
+            None => return None,
+        };
+        let first = self.sent.insert(psn);
+        Some((psn, first && self.lost_first.contains(&psn)))
+    }
+}
+
+enum Arrival {
+    /// A request reaches the responder.
+    AtResponder(Vec<u8>),
+    /// An ACK or NAK reaches this NIC.
+    AtRequester(Vec<u8>),
+}
+
+/// `cn/rc_requester.pcap`: this NIC (host 2) sends SEND ONLYs to host 1 on
+/// three QPs, AckReq on every 16th, `ack_mode` rocev2 on both NICs with
+/// ACKs coalesced every 8 packets.
+/// - QP 0x120 → 0x20 (IPv4): PSN 105 lost once: the responder NAKs it,
+///   and the requester goes back to 105 for everything after it; then 113,
+///   the same again (its count from a next PSN that the retransmissions
+///   did not move).
+/// - QP 0x121 → 0x21 (IPv6 on VLAN 300): through the PSN wrap from
+///   0xFFFFF8; the second ACK is lost on the way back, so a later one
+///   acknowledges its packets too.
+/// - QP 0x122 → 0x22 (IPv4 on VLAN 400): two losses in one window (PSNs 3
+///   and 6): one NAK for 3, and the go-back-N resends 6 with the rest, so
+///   the second loss costs nothing more. The NAK comes twice, the second
+///   time 8 µs late, after an ACK of 7: a stale NAK, which asks nothing.
+fn go_back_n_at_requester() -> Capture {
+    let mut flows = vec![
+        Flow::new(Requester { host: LOCAL, local_qp: 0x20, ipv6: false, vlan: None }, 100, 24),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x21, ipv6: true, vlan: Some(300) }, 0xFF_FFF8, 24),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x22, ipv6: false, vlan: Some(400) }, 0, 16),
+    ];
+    flows[0].lost_first.extend([105, 113]);
+    flows[1].lost_answers.insert(1);
+    flows[2].lost_first.extend([3, 6]);
+    flows[2].echoed_answers.insert(0);
+
+    let cc = CcParams { ack_mode: AckMode::Rocev2, ack_coalesce_pkts: 8, ..CcParams::default() };
+    let nic_of = |host: u8, mirrored: bool| NicConfig {
+        local_mac: Some(MacAddr(host_mac(host)).to_string()),
+        qps: flows
+            .iter()
+            .map(|f| {
+                let (theirs, ours) = (f.to.local_qp, f.to.local_qp + REMOTE_OFFSET);
+                let (local, remote) = if mirrored { (ours, theirs) } else { (theirs, ours) };
+                QpContext { local, remote, priority: 0, rq_psn: None }
+            })
+            .collect(),
+        cc,
+    };
+    let (nic, far) = (nic_of(LOCAL, true), nic_of(RESPONDER, false));
+    let mut local = Side::new(&nic);
+    let mut responder = Side::new(&far);
+
+    let mut frames = Vec::new();
+    let mut arrivals: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::new();
+    let mut in_flight: Vec<Arrival> = Vec::new();
+    let (mut now, mut turn) = (START_NS, 0usize);
+    loop {
+        // Everything that arrives before the next send, in time order.
+        while let Some(&Reverse((at, _, index))) = arrivals.peek() {
+            if at > now {
+                break;
+            }
+            arrivals.pop();
+            match std::mem::replace(&mut in_flight[index], Arrival::AtRequester(Vec::new())) {
+                Arrival::AtResponder(data) => {
+                    for (qp, ack) in responder.frame(&data, at).acks {
+                        let k = flow_of(&flows, qp);
+                        let f = &mut flows[k];
+                        f.answers += 1;
+                        let answer = f.answers - 1;
+                        let mut delays = vec![LINK_NS];
+                        if f.echoed_answers.contains(&answer) {
+                            delays.push(LINK_NS + ECHO_NS);
+                        }
+                        if f.lost_answers.contains(&answer) {
+                            delays.clear();
+                        }
+                        for delay in delays {
+                            in_flight.push(Arrival::AtRequester(ack.clone()));
+                            arrivals.push(Reverse((at + delay, in_flight.len() as u64, in_flight.len() - 1)));
+                        }
+                    }
+                }
+                Arrival::AtRequester(data) => {
+                    frames.push(GenFrame::at(at, data.clone()));
+                    for (qp, psn, count) in local.frame(&data, at).retx {
+                        let k = flow_of(&flows, qp - REMOTE_OFFSET);
+                        flows[k].resend = (0..count).map(|k| (psn + k) & PSN_MASK).collect();
+                    }
+                }
+            }
+        }
+        let sender = (0..flows.len())
+            .map(|k| (turn + k) % flows.len())
+            .find(|&k| !flows[k].resend.is_empty() || flows[k].next_new != flows[k].end);
+        match sender {
+            Some(k) => {
+                turn = k + 1;
+                let f = &mut flows[k];
+                let (psn, lost) = f.take().expect("the flow has a PSN to send");
+                let data = f.to.frame(SEND_ONLY, psn, psn % 16 == 15, ECT0);
+                frames.push(GenFrame::at(now, data.clone()));
+                local.frame(&data, now);
+                if !lost {
+                    in_flight.push(Arrival::AtResponder(data));
+                    arrivals.push(Reverse((now + LINK_NS, in_flight.len() as u64, in_flight.len() - 1)));
+                }
+                now += SEND_GAP_NS;
+            }
+            None if arrivals.is_empty() => break,
+            None => now = arrivals.peek().map(|Reverse((at, _, _))| *at).expect("an arrival"),
+        }
+    }
+    Capture { name: "cn/rc_requester.pcap".into(), frames, expect_error: None, nic: Some(nic) }
+}
+
+/// The flow whose responder QP is `qp`.
+fn flow_of(flows: &[Flow], qp: u32) -> usize {
+    flows.iter().position(|f| f.to.local_qp == qp).expect("an answer of one of the flows")
+}
+
+/// One NIC's golden CN block on its own frames.
+struct Side {
+    cn: CongestionNotifier,
+    nic: NicConfig,
+    time: TimeBase,
+    out: CnOutputs,
+}
+
+/// What one frame made a side send: ACKs and NAKs (the responder's QP and
+/// the frame), and retransmit requests (QP, PSN, count).
+#[derive(Default)]
+struct Answers {
+    acks: Vec<(u32, Vec<u8>)>,
+    retx: Vec<(u32, u32, u32)>,
+}
+
+impl Side {
+    fn new(nic: &NicConfig) -> Self {
+        let regs = nic.cc.registers().expect("the catalog's parameters are in range");
+        let mut cn = CongestionNotifier::new(DEFAULT_QP_COUNT, regs);
+        cn.load_qp_table(nic).expect("the catalog's QPs are in range");
+        Side { cn, nic: nic.clone(), time: TimeBase::default(), out: CnOutputs::default() }
+    }
+
+    fn frame(&mut self, data: &[u8], time_ns: u64) -> Answers {
+        let record = parse_frame(data, false, &ParserConfig::default());
+        let mac = self.nic.mac().expect("the catalog's MAC parses");
+        if let Some(event) = classify(&record, self.time.tick(time_ns), mac, &self.nic) {
+            self.cn.process(&event, &mut self.out);
+        }
+        self.out.cnps.clear();
+        self.out.rates.clear();
+        Answers {
+            acks: self.out.acks.drain(..).map(|a| (a.local_qp, a.frame)).collect(),
+            retx: self.out.retx.drain(..).map(|r| (r.qp, r.psn, r.count)).collect(),
+        }
+    }
+}
+
+/// Every requester capture.
+pub(super) fn captures() -> Vec<Capture> {
+    vec![go_back_n_at_requester()]
+}

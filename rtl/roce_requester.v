@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+`include "metaroce_cfg.vh"
+
+/*
+ * RC requester, first part (SPEC.md §6.11): RoCEv2 go-back-N on the send
+ * side. Sent RC SEND/WRITE requests advance a QP's next PSN; received
+ * ACKs acknowledge up to their PSN; a received NAK "PSN sequence error"
+ * acknowledges what is before its PSN and asks the host for a
+ * retransmission of everything from it on (its PSN and the count up to
+ * the next PSN). No timer and no retry limit yet. With cfg ack_mode other
+ * than rocev2 every event is taken and dropped.
+ *
+ * Pipelined as the responder (roce_responder.v): an event a cycle. Stage
+ * A takes the event and reads its QP's RAM word; stage R registers the
+ * word (forwarded from a write of the same QP in the read's cycle or from
+ * W's word; B's updated word is registered beside it and selected at B);
+ * stage B decides and updates the word, and stage W writes it back from a
+ * register. B never waits: a retransmit request it decides on is pushed
+ * into the output buffer (stream_fifo.v, OUT_DEPTH entries and its output
+ * register), whose output is m_retx_*. The input is held, from registers
+ * alone, while the buffer has no room for a request from each event in R
+ * and B and from one more. An event reaches m_retx_* 3 cycles after it
+ * was taken (A, R, B, then the buffer's output register), when the buffer
+ * was empty.
+ * Per-QP state is one RAM word per QP, cleared by a sweep after reset
+ * (QP_COUNT cycles with s_evt_ready low). QP context loads do not touch it.
+ *
+ * | port            | width      | meaning                                       |
+ * |-----------------|------------|-----------------------------------------------|
+ * | cfg             | CFG_WIDTH  | registers (ack_mode), held constant           |
+ * | s_evt_time      | 64         | tick (ns) of the packet                       |
+ * | s_evt_qp        | 24         | local QP (sent: the sending QP; received: the |
+ * |                 |            | ACK's BTH DestQP); QPs >= QP_COUNT are taken  |
+ * |                 |            | and ignored                                   |
+ * | s_evt_tx        | 1          | 1: a sent RC SEND/WRITE request; 0: a         |
+ * |                 |            | received ACK or NAK                           |
+ * | s_evt_psn       | 24         | BTH PSN                                       |
+ * | s_evt_syndrome  | 8          | received: the AETH syndrome (unused if sent)  |
+ * | m_retx_time     | 64         | retransmit request: the NAK's tick            |
+ * | m_retx_qp       | 24         | ... the local QP                              |
+ * | m_retx_psn      | 24         | ... the first PSN to send again (the NAK's)   |
+ * | m_retx_count    | 24         | ... how many: (nxt - psn) mod 2^24            |
+ * | busy            | 1          | an event or request is still in the block     |
+ *
+ * Only sent events with rc_req and received events with an AETH syndrome
+ * (RC ACKNOWLEDGE, opcode 0x11) are presented here (roce_cn.v decides).
+ *
+ * RAM word (RQ_ENTRY_WIDTH bits): valid, una 24 (the oldest unacknowledged
+ * PSN), nxt 24 (the PSN after the newest sent).
+ */
+module roce_requester #(
+    parameter QP_COUNT = 1024
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+
+    input  wire [`CFG_WIDTH-1:0]  cfg,
+
+    input  wire                   s_evt_valid,
+    output wire                   s_evt_ready,
+    input  wire [63:0]            s_evt_time,
+    input  wire [23:0]            s_evt_qp,
+    input  wire                   s_evt_tx,
+    input  wire [23:0]            s_evt_psn,
+    input  wire [7:0]             s_evt_syndrome,
+
+    output wire                   m_retx_valid,
+    input  wire                   m_retx_ready,
+    output wire [63:0]            m_retx_time,
+    output wire [23:0]            m_retx_qp,
+    output wire [23:0]            m_retx_psn,
+    output wire [23:0]            m_retx_count,
+
+    output wire                   busy
+);
+
+// The register this module reads: a slice of the cfg bus (rtl/metaroce_cfg.vh).
+wire [`CFG_ACK_MODE_W-1:0] cfg_ack_mode = cfg[`CFG_ACK_MODE];
+// The other modules' registers.
+wire unused_cfg = &{1'b0, cfg};
+
+// ack_mode: 0 off, 1 rocev2 (golden/src/cc_table.rs; not in
+// rtl/metaroce_defs.vh, as in roce_responder.v).
+localparam [`CFG_ACK_MODE_W-1:0] ACK_MODE_ROCEV2 = 1;
+// The AETH syndrome's NAK "PSN sequence error" (SPEC.md §6.10); an ACK is
+// any syndrome whose top three bits are 0.
+localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
+
+localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
+localparam RQ_ENTRY_WIDTH = 1 + 24 + 24;
+
+// Illegal parameters stop elaboration: the instance of a module that does
+// not exist names the rule (Icarus Verilog 11 has no elaboration $error).
+generate
+    if (QP_COUNT < 1 || QP_COUNT > (1 << 24)) begin : g_bad_qp_count
+        roce_requester_QP_COUNT_must_be_1_to_2_pow_24 bad_qp_count();
+    end
+endgenerate
+
+reg init_reg = 1'b1, init_next;
+reg [QP_INDEX_WIDTH-1:0] init_addr_reg = 0, init_addr_next;
+
+// The event, packed at the input and unpacked at stage B: R holds it while
+// its QP's RAM word is read, B while the word is used.
+localparam EVT_WIDTH = 64 + QP_INDEX_WIDTH + 1 + 24 + 8;
+wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_evt_tx, s_evt_psn, s_evt_syndrome};
+reg                 r_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] r_evt_reg;
+wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
+wire [23:0]               r_psn = r_evt_reg[31:8];
+wire [7:0]                r_syndrome = r_evt_reg[7:0];
+reg                 b_valid_reg = 1'b0;
+reg [EVT_WIDTH-1:0] b_evt_reg;
+// From R: the event's PSN + 1, and what its syndrome says.
+reg [23:0]          b_psn_next_reg;
+reg                 b_ack_reg;
+reg                 b_nak_psn_reg;
+wire [63:0]  b_time;
+wire [QP_INDEX_WIDTH-1:0] b_qp;
+wire         b_tx;
+wire [23:0]  b_psn;
+wire [7:0]   b_syndrome;
+assign {b_time, b_qp, b_tx, b_psn, b_syndrome} = b_evt_reg;
+// Decoded at R (b_ack_reg, b_nak_psn_reg).
+wire unused_b_syndrome = &{1'b0, b_syndrome};
+
+// The RAM word, packed here and unpacked below, nowhere else.
+function [RQ_ENTRY_WIDTH-1:0] rq_entry(
+    input        valid,
+    input [23:0] una,
+    input [23:0] nxt
+);
+    rq_entry = {valid, una, nxt};
+endfunction
+
+// Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
+// `entry` (forwarded from the write of the read's cycle, or from W's
+// word) and registers it; B's updated word is registered beside it when
+// B's event is of R's QP, and B takes that one (b_fwd_reg).
+wire [RQ_ENTRY_WIDTH-1:0] entry;
+reg  [RQ_ENTRY_WIDTH-1:0] b_entry_reg;
+reg                       b_fwd_reg = 1'b0;
+reg  [RQ_ENTRY_WIDTH-1:0] b_fwd_word_reg;
+// W: B's event's updated word, written back from a register.
+reg                       w_valid_reg = 1'b0;
+reg [QP_INDEX_WIDTH-1:0]  w_qp_reg;
+reg  [RQ_ENTRY_WIDTH-1:0] w_word_reg;
+reg                       wr_en;
+reg [QP_INDEX_WIDTH-1:0]  wr_addr;
+reg [RQ_ENTRY_WIDTH-1:0]  wr_data;
+
+// B's word: as read, or B's own last word when its event was of this QP.
+wire        ent_valid;
+wire [23:0] ent_una;
+wire [23:0] ent_nxt;
+assign {ent_valid, ent_una, ent_nxt} = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
+
+// Stage B's decision (SPEC.md §6.11), PSNs mod 2^24.
+// A sent request: beyond nxt when (p + 1 - nxt) is 1 .. 2^23 - 1.
+wire [23:0] tx_ahead = b_psn_next_reg - ent_nxt;
+wire        tx_new = tx_ahead != 24'd0 && !tx_ahead[23];
+// An ACK or NAK: its PSN among the packets in flight (una .. nxt - 1).
+wire [23:0] inflight = ent_nxt - ent_una;
+wire [23:0] ack_offset = b_psn - ent_una;
+wire        in_flight = ack_offset < inflight;
+wire        rx_ack = !b_tx && ent_valid && b_ack_reg && in_flight;
+wire        rx_nak = !b_tx && ent_valid && b_nak_psn_reg && in_flight;
+// B's word after its event: a first sent request starts the QP; an ACK
+// acknowledges its PSN, a NAK what is before it. Otherwise unchanged.
+wire [RQ_ENTRY_WIDTH-1:0] b_word =
+    b_tx ? (ent_valid ? rq_entry(1'b1, ent_una, tx_new ? b_psn_next_reg : ent_nxt)
+                      : rq_entry(1'b1, b_psn, b_psn_next_reg))
+         : (rx_ack ? rq_entry(1'b1, b_psn_next_reg, ent_nxt)
+                   : (rx_nak ? rq_entry(1'b1, b_psn, ent_nxt)
+                             : rq_entry(ent_valid, ent_una, ent_nxt)));
+// A NAK's retransmit request: from its PSN to nxt - 1.
+wire        retx_push = b_valid_reg && rx_nak;
+wire [23:0] retx_count = ent_nxt - b_psn;
+wire        fwd_from_b = b_valid_reg && b_qp == r_qp;
+wire        fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
+
+qp_rmw_pipe #(
+    .WIDTH(RQ_ENTRY_WIDTH),
+    .DEPTH(QP_COUNT),
+    .ADDR_WIDTH(QP_INDEX_WIDTH)
+) state_inst (
+    .clk(clk),
+    // A reads the input's QP every cycle: R, which never waits, uses the
+    // word only after an event was taken, and no logic stands before the
+    // block RAM's read enable.
+    .rd_en(1'b1),
+    .rd_addr(s_evt_qp[QP_INDEX_WIDTH-1:0]),
+    .entry(entry),
+    // W's word being written, if of R's QP (B's, newer, is taken at B).
+    .newer_valid(fwd_from_w),
+    .newer(w_word_reg),
+    .wr_en(wr_en),
+    .wr_addr(wr_addr),
+    .wr_data(wr_data)
+);
+
+// The retransmit requests out: a buffer B pushes into on credits
+// (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
+// register. A request is packed here and unpacked at m_retx_*, nowhere else.
+localparam OUT_DEPTH = 4;
+localparam OUT_WIDTH = 64 + 24 + 24 + 24;
+localparam OUT_CW = $clog2(OUT_DEPTH + 2);
+wire [OUT_CW-1:0] out_count;
+// Room for a request from each event in R and B and from one taken this
+// cycle, counted a cycle ahead (registers only): the count, R and B of the
+// cycle before, and one more for the event taken then.
+reg               out_room_reg = 1'b0;
+
+stream_fifo #(
+    .WIDTH(OUT_WIDTH),
+    .DEPTH(OUT_DEPTH),
+    .CW(OUT_CW)
+) out_fifo_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_valid(retx_push),
+    .s_data({b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count}),
+    .m_valid(m_retx_valid),
+    .m_ready(m_retx_ready),
+    .m_data({m_retx_time, m_retx_qp, m_retx_psn, m_retx_count}),
+    .count(out_count)
+);
+
+assign s_evt_ready = !init_reg && out_room_reg;
+assign busy = init_reg || r_valid_reg || b_valid_reg || w_valid_reg || out_count != {OUT_CW{1'b0}};
+wire   accept = s_evt_valid && s_evt_ready;
+// Events are taken and dropped unless ack_mode is rocev2, and for QPs past
+// the table.
+wire   accept_in_range = accept && cfg_ack_mode == ACK_MODE_ROCEV2 && {8'd0, s_evt_qp} < QP_COUNT;
+
+// The RAM's writes: the sweep, W's write-back.
+always @* begin
+    init_next = init_reg;
+    init_addr_next = init_addr_reg;
+    wr_en = 1'b0;
+    wr_addr = w_qp_reg;
+    wr_data = w_word_reg;
+
+    if (init_reg) begin
+        wr_en = 1'b1;
+        wr_addr = init_addr_reg;
+        wr_data = {RQ_ENTRY_WIDTH{1'b0}};
+        init_addr_next = init_addr_reg + 1;
+        if ({{(32-QP_INDEX_WIDTH){1'b0}}, init_addr_reg} == QP_COUNT - 1) begin
+            init_next = 1'b0;
+        end
+    end else if (w_valid_reg) begin
+        wr_en = 1'b1;
+    end
+end
+
+always @(posedge clk) begin
+    init_reg <= init_next;
+    init_addr_reg <= init_addr_next;
+
+    // R takes the event; B takes R's with its word (W's being written, if
+    // of the same QP) and B's updated word beside it; W takes B's.
+    r_valid_reg <= accept_in_range;
+    // R never holds, so its event register loads every cycle (r_valid_reg
+    // says whether it holds one): its enables wait for no handshake.
+    r_evt_reg <= s_evt_word;
+    b_valid_reg <= r_valid_reg;
+    b_evt_reg <= r_evt_reg;
+    b_psn_next_reg <= r_psn + 24'd1;
+    b_ack_reg <= r_syndrome[7:5] == 3'd0;
+    b_nak_psn_reg <= r_syndrome == SYNDROME_NAK_PSN;
+    b_entry_reg <= entry;
+    b_fwd_reg <= fwd_from_b;
+    b_fwd_word_reg <= b_word;
+    w_valid_reg <= b_valid_reg;
+    w_qp_reg <= b_qp;
+    w_word_reg <= b_word;
+    // Every event in R and B may push a request, and so may the one taken
+    // this cycle (this register is a cycle late): see the header.
+    out_room_reg <= {1'b0, out_count} + {{OUT_CW{1'b0}}, r_valid_reg} + {{OUT_CW{1'b0}}, b_valid_reg}
+        <= OUT_DEPTH + 1 - 2;
+
+    if (rst) begin
+        init_reg <= 1'b1;
+        init_addr_reg <= 0;
+        r_valid_reg <= 1'b0;
+        b_valid_reg <= 1'b0;
+        b_fwd_reg <= 1'b0;
+        w_valid_reg <= 1'b0;
+        out_room_reg <= 1'b0;
+    end
+end
+
+`ifdef METAROCE_ASSERTIONS
+import "DPI-C" function void metaroce_assertion_failed(input string message);
+always @(posedge clk) begin
+    if (!rst) begin
+        // The credits: a request is pushed only with room for it, whatever
+        // the output does this cycle.
+        assert (!(retx_push && {{(32-OUT_CW){1'b0}}, out_count} > OUT_DEPTH))
+        else metaroce_assertion_failed("roce_requester: a retransmit request with no room in the output buffer");
+        // ... and every event in flight has room for its request.
+        assert (!(!init_reg && {{(32-OUT_CW){1'b0}}, out_count} + {31'd0, r_valid_reg} + {31'd0, b_valid_reg}
+                  > OUT_DEPTH + 1))
+        else metaroce_assertion_failed("roce_requester: more events in flight than the output buffer has room for");
+        // No event is taken during the sweep.
+        assert (!(init_reg && (r_valid_reg || b_valid_reg || w_valid_reg)))
+        else metaroce_assertion_failed("roce_requester: an event in the pipeline during the RAM sweep");
+        // A retransmit request asks for at least the NAK's own packet.
+        assert (!(retx_push && retx_count == 24'd0))
+        else metaroce_assertion_failed("roce_requester: a retransmit request of no packets");
+    end
+end
+`endif
+
+endmodule
+
+`resetall
