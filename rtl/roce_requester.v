@@ -21,11 +21,12 @@
  * stage B decides and updates the word, and stage W writes it back from a
  * register. B never waits: a retransmit request it decides on is pushed
  * into the output buffer (stream_fifo.v, OUT_DEPTH entries and its output
- * register), whose output is m_retx_*. The input is held, from registers
- * alone, while the buffer has no room for a request from each event in R
- * and B and from one more. An event reaches m_retx_* 3 cycles after it
- * was taken (A, R, B, then the buffer's output register), when the buffer
- * was empty.
+ * register), whose output is m_retx_*, from W's registers: B's decision
+ * fans out to no buffer enable. The input is held, from registers alone,
+ * while the buffer has no room for a request from each NAK in R, B and W
+ * and from two more events. An event reaches m_retx_* 4 cycles after it
+ * was taken (A, R, B, W, then the buffer's output register), when the
+ * buffer was empty.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low). QP context loads do not touch it.
  *
@@ -92,6 +93,12 @@ localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RQ_ENTRY_WIDTH = 1 + 24 + 24;
+// The retransmit requests out: a buffer W pushes into on credits
+// (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
+// register. A request is packed at W and unpacked at m_retx_*, nowhere else.
+localparam OUT_DEPTH = 4;
+localparam OUT_WIDTH = 64 + 24 + 24 + 24;
+localparam OUT_CW = $clog2(OUT_DEPTH + 2);
 
 // Illegal parameters stop elaboration: the instance of a module that does
 // not exist names the rule (Icarus Verilog 11 has no elaboration $error).
@@ -111,6 +118,7 @@ wire [EVT_WIDTH-1:0] s_evt_word = {s_evt_time, s_evt_qp[QP_INDEX_WIDTH-1:0], s_e
 reg                 r_valid_reg = 1'b0;
 reg [EVT_WIDTH-1:0] r_evt_reg;
 wire [QP_INDEX_WIDTH-1:0] r_qp = r_evt_reg[EVT_WIDTH-65 -: QP_INDEX_WIDTH];
+wire                      r_tx = r_evt_reg[32];
 wire [23:0]               r_psn = r_evt_reg[31:8];
 wire [7:0]                r_syndrome = r_evt_reg[7:0];
 reg                 b_valid_reg = 1'b0;
@@ -177,9 +185,15 @@ wire [RQ_ENTRY_WIDTH-1:0] b_word =
          : (rx_ack ? rq_entry(1'b1, b_psn_next_reg, ent_nxt)
                    : (rx_nak ? rq_entry(1'b1, b_psn, ent_nxt)
                              : rq_entry(ent_valid, ent_una, ent_nxt)));
-// A NAK's retransmit request: from its PSN to nxt - 1.
-wire        retx_push = b_valid_reg && rx_nak;
+// A NAK's retransmit request: from its PSN to nxt - 1, pushed from W's
+// registers.
+wire        retx_decided = b_valid_reg && rx_nak;
 wire [23:0] retx_count = ent_nxt - b_psn;
+reg         w_push_reg = 1'b0;
+reg  [OUT_WIDTH-1:0] w_retx_reg;
+// The events that may still push a request: NAKs in R, B and W.
+wire        r_may_push = r_valid_reg && !r_tx && r_syndrome == SYNDROME_NAK_PSN;
+wire        b_may_push = b_valid_reg && !b_tx && b_nak_psn_reg;
 wire        fwd_from_b = b_valid_reg && b_qp == r_qp;
 wire        fwd_from_w = w_valid_reg && w_qp_reg == r_qp;
 
@@ -203,16 +217,10 @@ qp_rmw_pipe #(
     .wr_data(wr_data)
 );
 
-// The retransmit requests out: a buffer B pushes into on credits
-// (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
-// register. A request is packed here and unpacked at m_retx_*, nowhere else.
-localparam OUT_DEPTH = 4;
-localparam OUT_WIDTH = 64 + 24 + 24 + 24;
-localparam OUT_CW = $clog2(OUT_DEPTH + 2);
 wire [OUT_CW-1:0] out_count;
-// Room for a request from each event in R and B and from one taken this
-// cycle, counted a cycle ahead (registers only): the count, R and B of the
-// cycle before, and one more for the event taken then.
+// Room for a request from each NAK in R, B and W and from the events taken
+// this cycle and the one before, counted a cycle ahead (registers only):
+// the count and the NAKs of the cycle before, and two more.
 reg               out_room_reg = 1'b0;
 
 stream_fifo #(
@@ -222,8 +230,8 @@ stream_fifo #(
 ) out_fifo_inst (
     .clk(clk),
     .rst(rst),
-    .s_valid(retx_push),
-    .s_data({b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count}),
+    .s_valid(w_push_reg),
+    .s_data(w_retx_reg),
     .m_valid(m_retx_valid),
     .m_ready(m_retx_ready),
     .m_data({m_retx_time, m_retx_qp, m_retx_psn, m_retx_count}),
@@ -277,12 +285,14 @@ always @(posedge clk) begin
     b_fwd_reg <= fwd_from_b;
     b_fwd_word_reg <= b_word;
     w_valid_reg <= b_valid_reg;
+    w_push_reg <= retx_decided;
+    w_retx_reg <= {b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count};
     w_qp_reg <= b_qp;
     w_word_reg <= b_word;
     // Every event in R and B may push a request, and so may the one taken
     // this cycle (this register is a cycle late): see the header.
-    out_room_reg <= {1'b0, out_count} + {{OUT_CW{1'b0}}, r_valid_reg} + {{OUT_CW{1'b0}}, b_valid_reg}
-        <= OUT_DEPTH + 1 - 2;
+    out_room_reg <= {2'b0, out_count} + {{(OUT_CW+1){1'b0}}, r_may_push} + {{(OUT_CW+1){1'b0}}, b_may_push}
+        + {{(OUT_CW+1){1'b0}}, w_push_reg} <= OUT_DEPTH + 1 - 2;
 
     if (rst) begin
         init_reg <= 1'b1;
@@ -291,6 +301,7 @@ always @(posedge clk) begin
         b_valid_reg <= 1'b0;
         b_fwd_reg <= 1'b0;
         w_valid_reg <= 1'b0;
+        w_push_reg <= 1'b0;
         out_room_reg <= 1'b0;
     end
 end
@@ -301,17 +312,17 @@ always @(posedge clk) begin
     if (!rst) begin
         // The credits: a request is pushed only with room for it, whatever
         // the output does this cycle.
-        assert (!(retx_push && {{(32-OUT_CW){1'b0}}, out_count} > OUT_DEPTH))
+        assert (!(w_push_reg && {{(32-OUT_CW){1'b0}}, out_count} > OUT_DEPTH))
         else metaroce_assertion_failed("roce_requester: a retransmit request with no room in the output buffer");
-        // ... and every event in flight has room for its request.
-        assert (!(!init_reg && {{(32-OUT_CW){1'b0}}, out_count} + {31'd0, r_valid_reg} + {31'd0, b_valid_reg}
-                  > OUT_DEPTH + 1))
-        else metaroce_assertion_failed("roce_requester: more events in flight than the output buffer has room for");
+        // ... and every NAK in flight has room for its request.
+        assert (!(!init_reg && {{(32-OUT_CW){1'b0}}, out_count} + {31'd0, r_may_push} + {31'd0, b_may_push}
+                  + {31'd0, w_push_reg} > OUT_DEPTH + 1))
+        else metaroce_assertion_failed("roce_requester: more NAKs in flight than the output buffer has room for");
         // No event is taken during the sweep.
         assert (!(init_reg && (r_valid_reg || b_valid_reg || w_valid_reg)))
         else metaroce_assertion_failed("roce_requester: an event in the pipeline during the RAM sweep");
         // A retransmit request asks for at least the NAK's own packet.
-        assert (!(retx_push && retx_count == 24'd0))
+        assert (!(retx_decided && retx_count == 24'd0))
         else metaroce_assertion_failed("roce_requester: a retransmit request of no packets");
     end
 end
