@@ -289,8 +289,9 @@ always @(posedge clk) begin
     w_retx_reg <= {b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count};
     w_qp_reg <= b_qp;
     w_word_reg <= b_word;
-    // Every event in R and B may push a request, and so may the one taken
-    // this cycle (this register is a cycle late): see the header.
+    // Every NAK in R, B and W may push a request, and so may the events
+    // taken this cycle and the one before (this register is a cycle late):
+    // see the header.
     out_room_reg <= {2'b0, out_count} + {{(OUT_CW+1){1'b0}}, r_may_push} + {{(OUT_CW+1){1'b0}}, b_may_push}
         + {{(OUT_CW+1){1'b0}}, w_push_reg} <= OUT_DEPTH + 1 - 2;
 
