@@ -7,7 +7,7 @@
 `ifndef METAROCE_CFG_VH
 `define METAROCE_CFG_VH
 
-`define CFG_WIDTH 529
+`define CFG_WIDTH 532
 
 // mode (Same): Which reaction the notification and reaction points run.
 `define CFG_METAROCE 0:0
@@ -112,5 +112,9 @@
 // ack_prio (Same): 802.1p priority of ACKs and NAKs sent on a VLAN.
 `define CFG_ACK_PCP 528:526
 `define CFG_ACK_PCP_W 3
+
+// retry_cnt (Same): Go-backs the requester makes without progress; the next one puts the QP in error (retry exhausted).
+`define CFG_RETRY_CNT 531:529
+`define CFG_RETRY_CNT_W 3
 
 `endif

@@ -48,7 +48,8 @@
  * | cfg               | CFG_WIDTH  | registers (rtl/metaroce_cfg.vh), held constant |
  * | m_axis_*          | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit tick     |
  * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
- * | m_retx_*          | 64/24/24/24| retransmit requests: time, qp, psn, count      |
+ * | m_retx_*          | 64/24/24/24| retransmit requests: time, qp, psn, count,     |
+ * |                   | /2         | cause                                          |
  * |                   |            | (roce_requester.v)                             |
  * | busy              | 1          | any point still holds work (drain status)      |
  */
@@ -121,6 +122,7 @@ module roce_cn #(
     output wire [23:0]            m_retx_qp,
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
+    output wire [1:0]             m_retx_cause,
 
     output wire                   busy
 );
@@ -336,6 +338,7 @@ roce_requester #(
     .m_retx_qp(m_retx_qp),
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
+    .m_retx_cause(m_retx_cause),
     .busy(req_busy)
 );
 

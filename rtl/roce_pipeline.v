@@ -52,7 +52,7 @@
  * |                      |            | tick                                     |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
  * | m_retx_time/qp/      | 64, 24,    | retransmit requests (roce_requester.v,   |
- * | psn/count            | 24, 24     | SPEC.md §6.11), from the CN block's      |
+ * | psn/count/cause      | 24, 24, 2  | SPEC.md §6.11), from the CN block's      |
  * |                      |            | output buffer                            |
  * | mon_rate_*           |            | the reaction point's transactions as the |
  * |                      |            | pacer takes them (monitor, no handshake) |
@@ -116,6 +116,7 @@ module roce_pipeline #(
     output wire [23:0]            m_retx_qp,
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
+    output wire [1:0]             m_retx_cause,
 
     output wire                   mon_rate_fire,
     output wire [63:0]            mon_rate_time,
@@ -531,6 +532,7 @@ roce_cn #(
     .m_retx_qp(m_retx_qp),
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
+    .m_retx_cause(m_retx_cause),
     .busy(cn_busy)
 );
 

@@ -11,8 +11,10 @@
  * ACKs acknowledge up to their PSN; a received NAK "PSN sequence error"
  * acknowledges what is before its PSN and asks the host for a
  * retransmission of everything from it on (its PSN and the count up to
- * the next PSN). No timer and no retry limit yet. With cfg ack_mode other
- * than rocev2 every event is taken and dropped.
+ * the next PSN). Go-backs without progress are counted: past cfg
+ * retry_cnt of them the request says "retry exhausted" instead and the QP
+ * is in error, taking no more events. No timer yet. With cfg ack_mode
+ * other than rocev2 every event is taken and dropped.
  *
  * Pipelined as the responder (roce_responder.v): an event a cycle. Stage
  * A takes the event and reads its QP's RAM word; stage R registers the
@@ -32,7 +34,7 @@
  *
  * | port            | width      | meaning                                       |
  * |-----------------|------------|-----------------------------------------------|
- * | cfg             | CFG_WIDTH  | registers (ack_mode), held constant           |
+ * | cfg             | CFG_WIDTH  | registers (ack_mode, retry_cnt), held constant|
  * | s_evt_time      | 64         | tick (ns) of the packet                       |
  * | s_evt_qp        | 24         | local QP (sent: the sending QP; received: the |
  * |                 |            | ACK's BTH DestQP); QPs >= QP_COUNT are taken  |
@@ -45,12 +47,15 @@
  * | m_retx_qp       | 24         | ... the local QP                              |
  * | m_retx_psn      | 24         | ... the first PSN to send again (the NAK's)   |
  * | m_retx_count    | 24         | ... how many: (nxt - psn) mod 2^24            |
+ * | m_retx_cause    | 2          | ... 0: a NAK, go back; 1: retry exhausted     |
+ * |                 |            | (nothing is sent again, the QP is in error)   |
  * | busy            | 1          | an event or request is still in the block     |
  *
  * Only sent events with rc_req and received events with an AETH syndrome
  * (RC ACKNOWLEDGE, opcode 0x11) are presented here (roce_cn.v decides).
  *
- * RAM word (RQ_ENTRY_WIDTH bits): valid, una 24 (the oldest unacknowledged
+ * RAM word (RQ_ENTRY_WIDTH bits): valid, error (retry exhausted), retries 3
+ * (go-backs since una last moved on), una 24 (the oldest unacknowledged
  * PSN), nxt 24 (the PSN after the newest sent).
  */
 module roce_requester #(
@@ -75,12 +80,14 @@ module roce_requester #(
     output wire [23:0]            m_retx_qp,
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
+    output wire [1:0]             m_retx_cause,
 
     output wire                   busy
 );
 
-// The register this module reads: a slice of the cfg bus (rtl/metaroce_cfg.vh).
+// The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
 wire [`CFG_ACK_MODE_W-1:0] cfg_ack_mode = cfg[`CFG_ACK_MODE];
+wire [`CFG_RETRY_CNT_W-1:0] cfg_retry_cnt = cfg[`CFG_RETRY_CNT];
 // The other modules' registers.
 wire unused_cfg = &{1'b0, cfg};
 
@@ -90,14 +97,17 @@ localparam [`CFG_ACK_MODE_W-1:0] ACK_MODE_ROCEV2 = 1;
 // The AETH syndrome's NAK "PSN sequence error" (SPEC.md §6.10); an ACK is
 // any syndrome whose top three bits are 0.
 localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
+// m_retx_cause (golden RetxCause).
+localparam [1:0] CAUSE_NAK = 2'd0;
+localparam [1:0] CAUSE_RETRY_EXHAUSTED = 2'd1;
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
-localparam RQ_ENTRY_WIDTH = 1 + 24 + 24;
+localparam RQ_ENTRY_WIDTH = 1 + 1 + 3 + 24 + 24;
 // The retransmit requests out: a buffer W pushes into on credits
 // (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
 // register. A request is packed at W and unpacked at m_retx_*, nowhere else.
 localparam OUT_DEPTH = 4;
-localparam OUT_WIDTH = 64 + 24 + 24 + 24;
+localparam OUT_WIDTH = 64 + 24 + 24 + 24 + 2;
 localparam OUT_CW = $clog2(OUT_DEPTH + 2);
 
 // Illegal parameters stop elaboration: the instance of a module that does
@@ -139,10 +149,12 @@ wire unused_b_syndrome = &{1'b0, b_syndrome};
 // The RAM word, packed here and unpacked below, nowhere else.
 function [RQ_ENTRY_WIDTH-1:0] rq_entry(
     input        valid,
+    input        error,
+    input [2:0]  retries,
     input [23:0] una,
     input [23:0] nxt
 );
-    rq_entry = {valid, una, nxt};
+    rq_entry = {valid, error, retries, una, nxt};
 endfunction
 
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
@@ -163,9 +175,11 @@ reg [RQ_ENTRY_WIDTH-1:0]  wr_data;
 
 // B's word: as read, or B's own last word when its event was of this QP.
 wire        ent_valid;
+wire        ent_error;
+wire [2:0]  ent_retries;
 wire [23:0] ent_una;
 wire [23:0] ent_nxt;
-assign {ent_valid, ent_una, ent_nxt} = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
+assign {ent_valid, ent_error, ent_retries, ent_una, ent_nxt} = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
 
 // Stage B's decision (SPEC.md §6.11), PSNs mod 2^24.
 // A sent request: beyond nxt when (p + 1 - nxt) is 1 .. 2^23 - 1.
@@ -177,17 +191,23 @@ wire [23:0] ack_offset = b_psn - ent_una;
 wire        in_flight = ack_offset < inflight;
 wire        rx_ack = !b_tx && ent_valid && b_ack_reg && in_flight;
 wire        rx_nak = !b_tx && ent_valid && b_nak_psn_reg && in_flight;
+// A NAK's go-back is one more retry, counted from 0 again when the NAK
+// acknowledges packets (una moves on); with none left, retry exhausted.
+wire [2:0]  nak_retries = ack_offset != 24'd0 ? 3'd0 : ent_retries;
+wire        nak_exhausted = nak_retries == cfg_retry_cnt;
 // B's word after its event: a first sent request starts the QP; an ACK
-// acknowledges its PSN, a NAK what is before it. Otherwise unchanged.
+// acknowledges its PSN (progress: the retries start again), a NAK what is
+// before it. A QP in error keeps its word. Otherwise unchanged.
 wire [RQ_ENTRY_WIDTH-1:0] b_word =
-    b_tx ? (ent_valid ? rq_entry(1'b1, ent_una, tx_new ? b_psn_next_reg : ent_nxt)
-                      : rq_entry(1'b1, b_psn, b_psn_next_reg))
-         : (rx_ack ? rq_entry(1'b1, b_psn_next_reg, ent_nxt)
-                   : (rx_nak ? rq_entry(1'b1, b_psn, ent_nxt)
-                             : rq_entry(ent_valid, ent_una, ent_nxt)));
+    ent_error ? rq_entry(ent_valid, 1'b1, ent_retries, ent_una, ent_nxt)
+    : b_tx ? (ent_valid ? rq_entry(1'b1, 1'b0, ent_retries, ent_una, tx_new ? b_psn_next_reg : ent_nxt)
+                        : rq_entry(1'b1, 1'b0, ent_retries, b_psn, b_psn_next_reg))
+    : rx_ack ? rq_entry(1'b1, 1'b0, 3'd0, b_psn_next_reg, ent_nxt)
+    : rx_nak ? rq_entry(1'b1, nak_exhausted, nak_exhausted ? nak_retries : nak_retries + 3'd1, b_psn, ent_nxt)
+    : rq_entry(ent_valid, 1'b0, ent_retries, ent_una, ent_nxt);
 // A NAK's retransmit request: from its PSN to nxt - 1, pushed from W's
 // registers.
-wire        retx_decided = b_valid_reg && rx_nak;
+wire        retx_decided = b_valid_reg && !ent_error && rx_nak;
 wire [23:0] retx_count = ent_nxt - b_psn;
 reg         w_push_reg = 1'b0;
 reg  [OUT_WIDTH-1:0] w_retx_reg;
@@ -234,7 +254,7 @@ stream_fifo #(
     .s_data(w_retx_reg),
     .m_valid(m_retx_valid),
     .m_ready(m_retx_ready),
-    .m_data({m_retx_time, m_retx_qp, m_retx_psn, m_retx_count}),
+    .m_data({m_retx_time, m_retx_qp, m_retx_psn, m_retx_count, m_retx_cause}),
     .count(out_count)
 );
 
@@ -286,7 +306,8 @@ always @(posedge clk) begin
     b_fwd_word_reg <= b_word;
     w_valid_reg <= b_valid_reg;
     w_push_reg <= retx_decided;
-    w_retx_reg <= {b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count};
+    w_retx_reg <= {b_time, {{(24-QP_INDEX_WIDTH){1'b0}}, b_qp}, b_psn, retx_count,
+                   nak_exhausted ? CAUSE_RETRY_EXHAUSTED : CAUSE_NAK};
     w_qp_reg <= b_qp;
     w_word_reg <= b_word;
     // Every NAK in R, B and W may push a request, and so may the events
@@ -325,6 +346,9 @@ always @(posedge clk) begin
         // A retransmit request asks for at least the NAK's own packet.
         assert (!(retx_decided && retx_count == 24'd0))
         else metaroce_assertion_failed("roce_requester: a retransmit request of no packets");
+        // The retries never pass the limit (cfg is held constant).
+        assert (!(b_valid_reg && ent_valid && ent_retries > cfg_retry_cnt))
+        else metaroce_assertion_failed("roce_requester: more go-backs counted than retry_cnt allows");
     end
 end
 `endif

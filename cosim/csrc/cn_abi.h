@@ -35,7 +35,7 @@ struct mr_cn_rate {
 
 // One m_retx_* transaction: the requester's retransmit request (SPEC.md §6.11).
 struct mr_cn_retx {
-    uint64_t cycle, time, qp, psn, count;
+    uint64_t cycle, time, qp, psn, count, cause;
 };
 
 // Collects the m_retx_* transaction of this cycle, if any, into retx[*count].
@@ -48,6 +48,7 @@ void mr_collect_retx(Top* top, uint64_t cycle, mr_cn_retx* retx, size_t* count) 
         r->qp = top->m_retx_qp;
         r->psn = top->m_retx_psn;
         r->count = top->m_retx_count;
+        r->cause = top->m_retx_cause;
     }
 }
 

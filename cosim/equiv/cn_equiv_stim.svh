@@ -64,6 +64,8 @@ task make_cfg;
         cfg[`CFG_ACK_COALESCE_PKTS] = pick4(64, 1, 4, 1 + rndr(255));
         cfg[`CFG_ACK_DSCP] = chance(500) ? 26 : rndr(64);
         cfg[`CFG_ACK_PCP] = chance(500) ? 3 : rndr(8);
+        // From the second stream: the stimulus drawn after stays as it was.
+        swap_stream; cfg[`CFG_RETRY_CNT] = pick4(7, 7, 1, rndr(8)); swap_stream;
     end
 endtask
 

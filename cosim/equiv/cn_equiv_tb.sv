@@ -138,6 +138,7 @@ wire [63:0]   p``m_retx_time; \
 wire [23:0]   p``m_retx_qp; \
 wire [23:0]   p``m_retx_psn; \
 wire [23:0]   p``m_retx_count; \
+wire [1:0]    p``m_retx_cause; \
 wire          p``busy;
 
 `CN_OUTPUTS(o_)
@@ -164,7 +165,8 @@ wire          p``busy;
     .m_rate_alpha(p``m_rate_alpha), .m_rate_stage(p``m_rate_stage), .m_rate_trigger(p``m_rate_trigger), \
     .m_rate_sent(p``m_rate_sent), .m_rate_len(p``m_rate_len), \
     .m_retx_valid(p``m_retx_valid), .m_retx_ready(m_retx_ready), .m_retx_time(p``m_retx_time), \
-    .m_retx_qp(p``m_retx_qp), .m_retx_psn(p``m_retx_psn), .m_retx_count(p``m_retx_count), .busy(p``busy)
+    .m_retx_qp(p``m_retx_qp), .m_retx_psn(p``m_retx_psn), .m_retx_count(p``m_retx_count), \
+    .m_retx_cause(p``m_retx_cause), .busy(p``busy)
 
 roce_cn_orig #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) orig_inst (`CN_PORTS(o_));
 roce_cn      #(.DATA_WIDTH(W), .KEEP_WIDTH(K), .QP_COUNT(Q)) new_inst  (`CN_PORTS(n_));
@@ -176,7 +178,7 @@ integer n_qpctx = 0;
 integer n_beats = 0, n_frames = 0, n_cnp = 0, n_ack = 0, n_nak = 0, n_other = 0;
 integer n_rate = 0, n_rate_trig [0:3], n_rate_sent = 0;
 integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0, n_retx_nr = 0;
-integer n_retx = 0, n_retx_one = 0, n_retx_many = 0;
+integer n_retx = 0, n_retx_one = 0, n_retx_many = 0, n_retx_exhausted = 0;
 integer n_evt_stall = 0, n_qpctx_stall = 0, n_xpay = 0;
 integer max_gap_log2 = 0;
 integer n_busy_hi = 0;
@@ -243,6 +245,7 @@ task automatic compare_all;
         cmp("m_retx_qp",      pl(o_m_retx_qp, rx_o, rx_n),      pl(n_m_retx_qp, rx_o, rx_n), 24);
         cmp("m_retx_psn",     pl(o_m_retx_psn, rx_o, rx_n),     pl(n_m_retx_psn, rx_o, rx_n), 24);
         cmp("m_retx_count",   pl(o_m_retx_count, rx_o, rx_n),   pl(n_m_retx_count, rx_o, rx_n), 24);
+        cmp("m_retx_cause",   pl(o_m_retx_cause, rx_o, rx_n),   pl(n_m_retx_cause, rx_o, rx_n), 2);
         if (ndiff != 0) begin
             $display("  (valids this cycle, orig/new: m_axis_tvalid=%b/%b m_rate_valid=%b/%b m_retx_valid=%b/%b)",
                      o_m_axis_tvalid, n_m_axis_tvalid, o_m_rate_valid, n_m_rate_valid, o_m_retx_valid, n_m_retx_valid);
@@ -459,7 +462,8 @@ initial begin
             n_retx = n_retx + 1;
             if (n_m_retx_count == 1) n_retx_one = n_retx_one + 1;
             if (n_m_retx_count > 24) n_retx_many = n_retx_many + 1;
-            if ((^{n_m_retx_time, n_m_retx_qp, n_m_retx_psn, n_m_retx_count}) === 1'bx) n_xpay = n_xpay + 1;
+            if (n_m_retx_cause == 2'd1) n_retx_exhausted = n_retx_exhausted + 1;
+            if ((^{n_m_retx_time, n_m_retx_qp, n_m_retx_psn, n_m_retx_count, n_m_retx_cause}) === 1'bx) n_xpay = n_xpay + 1;
         end
 
         // -- end: drained (idle, nothing on offer) for 32 cycles
@@ -497,7 +501,8 @@ task print_counts;
                  n_beats, n_frames, n_cnp, n_ack, n_nak, n_other);
         $display("  m_rate   items %0d: trigger cnp %0d, timer %0d, byte_counter %0d, sent %0d; with sent=1 %0d",
                  n_rate, n_rate_trig[TRIGGER_CNP], n_rate_trig[TRIGGER_TIMER], n_rate_trig[TRIGGER_BYTE_COUNTER], n_rate_trig[TRIGGER_SENT], n_rate_sent);
-        $display("  m_retx   retransmit requests %0d: of one packet %0d, of more than 24 %0d", n_retx, n_retx_one, n_retx_many);
+        $display("  m_retx   retransmit requests %0d: of one packet %0d, of more than 24 %0d, retry exhausted %0d (retry_cnt %0d)",
+                 n_retx, n_retx_one, n_retx_many, n_retx_exhausted, cfg[`CFG_RETRY_CNT]);
         $display("  busy     high %0d cycles", n_busy_hi);
         $display("  outputs with X in their payload while handed over: %0d", n_xpay);
         $display("  RTL assertion failures before cycle %0d (not fatal; only with --assert): %0d", assert_from, n_assert_early);

@@ -82,6 +82,7 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     // wrap for some.
     let mut next_psn = [0u32; 14];
     let mut requester = RequesterDraws::new(seed, scenario);
+    cc.retry_cnt = requester.retry_cnt;
     for (local, psn) in next_psn.iter_mut().enumerate() {
         *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
         if local < 12 && dice.chance(70) {
@@ -176,6 +177,8 @@ struct RequesterDraws {
     /// Each QP's next PSN as this NIC sends it; near the wrap for some.
     next: [u32; 14],
     storm: bool,
+    /// Mostly few, so that QPs run out of retries and go to error.
+    retry_cnt: u32,
 }
 
 impl RequesterDraws {
@@ -187,7 +190,8 @@ impl RequesterDraws {
                 if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
         }
         let storm = dice.chance(10);
-        RequesterDraws { dice, next, storm }
+        let retry_cnt = if dice.chance(70) { dice.below(3) as u32 } else { 3 + dice.below(5) as u32 };
+        RequesterDraws { dice, next, storm, retry_cnt }
     }
 
     /// A sent packet: mostly an RC request, its PSN mostly the QP's next,
@@ -246,6 +250,7 @@ pub struct CnFuzzOutcome {
     pub acks: u64,
     pub rate_changes: u64,
     pub retx: u64,
+    pub retry_exhausted: u64,
     pub failure: Option<String>,
 }
 
@@ -268,6 +273,7 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         outcome.acks += counts.acks;
         outcome.rate_changes += counts.rate_changes;
         outcome.retx += counts.retx;
+        outcome.retry_exhausted += counts.retry_exhausted;
     }
     outcome
 }
@@ -302,8 +308,8 @@ pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> 
     print_scenarios("cn", plan, out, |seed, first, count| {
         let o = run_cn_fuzz(seed, first, count);
         let counts = format!(
-            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests",
-            o.events, o.cnps, o.acks, o.rate_changes, o.retx
+            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests ({} retry exhausted)",
+            o.events, o.cnps, o.acks, o.rate_changes, o.retx, o.retry_exhausted
         );
         (o.scenarios, counts, o.failure)
     })

@@ -85,8 +85,9 @@ pub enum CnRecord {
         sent_len: Option<u32>,
     },
     /// A retransmit request of the requester (`SPEC.md` §6.11): re-post
-    /// `count` packets of QP `qp` from PSN `psn` (go-back-N).
-    Retx { qp: u32, tick: u64, psn: u32, count: u32 },
+    /// `count` packets of QP `qp` from PSN `psn` (go-back-N), or, cause
+    /// `retry_exhausted`, the QP is in error and they are lost.
+    Retx { qp: u32, tick: u64, psn: u32, count: u32, cause: String },
     /// A packet the pacer released (or refused, full).
     Release {
         qp: u32,
@@ -149,7 +150,13 @@ impl CnRecord {
     }
 
     pub fn retx(request: &RetxRequest) -> Self {
-        CnRecord::Retx { qp: request.qp, tick: request.time, psn: request.psn, count: request.count }
+        CnRecord::Retx {
+            qp: request.qp,
+            tick: request.time,
+            psn: request.psn,
+            count: request.count,
+            cause: request.cause.name().into(),
+        }
     }
 
     pub fn release(release: &Release) -> Self {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::{CnEvent, NicConfig};
-use metaroce_golden::requester::RetxRequest;
+use metaroce_golden::requester::{RetxCause, RetxRequest};
 
 use crate::rtl::{Handshake, Model, ModelKind};
 use crate::sim_handle::{make_room, SimHandle, SimStop, CYCLES_PER_CALL, OUT_ROOM};
@@ -105,11 +105,20 @@ pub struct RtlRetx {
     pub qp: u64,
     pub psn: u64,
     pub count: u64,
+    pub cause: u64,
 }
 
 impl RtlRetx {
-    pub fn to_request(&self) -> RetxRequest {
-        RetxRequest { time: self.time, qp: self.qp as u32, psn: self.psn as u32, count: self.count as u32 }
+    /// The request in golden terms; `Err` names a cause code with no meaning.
+    pub fn to_request(&self) -> Result<RetxRequest, String> {
+        Ok(RetxRequest {
+            time: self.time,
+            qp: self.qp as u32,
+            psn: self.psn as u32,
+            count: self.count as u32,
+            cause: RetxCause::from_code(self.cause as u8)
+                .ok_or_else(|| format!("m_retx_cause = {} is no cause", self.cause))?,
+        })
     }
 }
 

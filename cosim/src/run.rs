@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use metaroce_golden::requester::{RetxCause, RetxRequest};
+
 use crate::capture::CaptureError;
 use crate::coverage::FunctionalCoverage;
 use crate::harness::{CosimOptions, Ending, Phases, WaveWindow};
@@ -201,6 +203,8 @@ pub struct RunCounts {
     pub acks: u64,
     /// The requester's retransmit requests.
     pub retx: u64,
+    /// ... of which retry exhausted (no go-back: the QP is in error).
+    pub retry_exhausted: u64,
     /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
     /// Pacer releases and drops.
@@ -214,6 +218,7 @@ impl RunCounts {
             cnps: cnps as u64,
             acks: 0,
             retx: 0,
+            retry_exhausted: 0,
             rate_changes: rates as u64,
             releases: releases as u64,
         }
@@ -224,9 +229,11 @@ impl RunCounts {
         RunCounts { acks: acks as u64, ..self }
     }
 
-    /// The counts with the requester's retransmit requests.
-    pub fn retx(self, retx: usize) -> Self {
-        RunCounts { retx: retx as u64, ..self }
+    /// The counts with the requester's retransmit requests (each with its
+    /// frame).
+    pub fn retx(self, retx: &[(u64, RetxRequest)]) -> Self {
+        let exhausted = retx.iter().filter(|(_, r)| r.cause == RetxCause::RetryExhausted).count();
+        RunCounts { retx: retx.len() as u64, retry_exhausted: exhausted as u64, ..self }
     }
 }
 

@@ -414,11 +414,12 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
         panic!("{failure}");
     }
     assert!(
-        outcome.cnps > 500 && outcome.rate_changes > 2_000 && outcome.retx >= 50,
-        "too little compared: {} CNPs, {} rate changes, {} retransmit requests",
+        outcome.cnps > 500 && outcome.rate_changes > 2_000 && outcome.retx >= 50 && outcome.retry_exhausted >= 10,
+        "too little compared: {} CNPs, {} rate changes, {} retransmit requests ({} retry exhausted)",
         outcome.cnps,
         outcome.rate_changes,
-        outcome.retx
+        outcome.retx,
+        outcome.retry_exhausted
     );
 }
 

@@ -320,4 +320,11 @@ pub const CC_PARAMS: &[CcParam] = &[
         omit_default: true,
         ..num("ack_prio", "", 3, Num(0), Num(7))
     },
+    CcParam {
+        source: "ibv_modify_qp(3) `retry_cnt`, 3 bits (7, perftest's default); counted as Linux rxe's completer does",
+        doc: "Go-backs the requester makes without progress; the next one puts the QP in error (retry exhausted).",
+        registers: &[reg("retry_cnt", 3, Same)],
+        omit_default: true,
+        ..num("retry_cnt", "", 7, Num(0), Num(7))
+    },
 ];

@@ -107,7 +107,7 @@ mod tests {
     use super::*;
     use crate::cc_params::{AckMode, CcParams};
     use crate::cn_event::{classify, QpContext};
-    use crate::requester::RetxRequest;
+    use crate::requester::{RetxCause, RetxRequest};
     use crate::responder::{ack_frame, AETH_ACK, AETH_NAK_PSN_SEQ};
     use crate::{parse_frame, ParseRecord, ParserConfig};
 
@@ -152,7 +152,7 @@ mod tests {
             (CnEventKind::RxData, 7, 11, false, Some(AETH_NAK_PSN_SEQ))
         );
         cn.process(&ev, &mut out);
-        assert_eq!(out.retx, [RetxRequest { time: 20, qp: 7, psn: 11, count: 3 }]);
+        assert_eq!(out.retx, [RetxRequest { time: 20, qp: 7, psn: 11, count: 3, cause: RetxCause::Nak }]);
         assert!(out.acks.is_empty());
         // Only opcode 0x11's AETH is a syndrome: not a READ response's.
         let mut record = ack_record(PEER_MAC, LOCAL_MAC, 7, 12, AETH_ACK, &regs);

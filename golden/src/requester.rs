@@ -1,7 +1,8 @@
 //! The RC requester (`SPEC.md` §6.11): the send side of RoCEv2's go-back-N
 //! (IBTA vol. 1 §9.7.5; Linux rxe's `rxe_comp.c`). The RC requests this NIC
 //! sends and the ACKs and NAKs it receives in, retransmit requests out, as
-//! `rtl/roce_requester.v`. No retransmit timer and no retry limit yet.
+//! `rtl/roce_requester.v`. The retry limit counts go-backs without progress;
+//! no retransmit timer yet.
 
 use crate::cc_params::{AckMode, CcRegisters};
 use crate::cn_event::{CnEvent, CnEventKind};
@@ -11,8 +12,34 @@ use crate::responder::{AETH_NAK_PSN_SEQ, PSN_HALF, PSN_MASK};
 /// count (rxe's `AETH_TYPE_MASK`, `AETH_ACK`).
 const AETH_TYPE_MASK: u8 = 0xE0;
 
+/// Why a retransmit request was made (`m_retx_cause`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetxCause {
+    /// A NAK "PSN sequence error" in the window: go back and send again.
+    Nak = 0,
+    /// The NAK found the QP's retries used up: nothing is sent again, the
+    /// QP is in error from now on and its `count` packets are lost.
+    RetryExhausted = 1,
+}
+
+impl RetxCause {
+    /// The JSONL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RetxCause::Nak => "nak",
+            RetxCause::RetryExhausted => "retry_exhausted",
+        }
+    }
+
+    /// From `m_retx_cause`; `None` for a code no cause has.
+    pub fn from_code(code: u8) -> Option<Self> {
+        [RetxCause::Nak, RetxCause::RetryExhausted].into_iter().find(|c| *c as u8 == code)
+    }
+}
+
 /// Go back: the host re-posts the `count` packets from `psn` on
-/// (`psn .. psn + count` mod 2^24) of local QP `qp`.
+/// (`psn .. psn + count` mod 2^24) of local QP `qp`; or, with `cause`
+/// [`RetxCause::RetryExhausted`], those packets will never be acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetxRequest {
     /// The tick of the NAK that asked for it.
@@ -20,13 +47,18 @@ pub struct RetxRequest {
     pub qp: u32,
     pub psn: u32,
     pub count: u32,
+    pub cause: RetxCause,
 }
 
-/// Per-QP state of the requester (one 49-bit RAM word in the RTL).
+/// Per-QP state of the requester (one 53-bit RAM word in the RTL).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReqEntry {
     /// `una` and `nxt` hold a window (the QP has sent an RC request).
     pub valid: bool,
+    /// Retry exhausted: the QP takes no more events (rxe's `rxe_qp_error`).
+    pub error: bool,
+    /// Go-backs since `una` last moved on (0..=`retry_cnt`).
+    pub retries: u8,
     /// The oldest unacknowledged PSN.
     pub una: u32,
     /// The PSN after the newest sent.
@@ -55,15 +87,19 @@ impl Requester {
             return None;
         }
         let entry = self.entries.get_mut(ev.qp as usize)?;
+        if entry.error {
+            // Retry exhausted: the QP is done with (§6.11 rule 6).
+            return None;
+        }
         let psn = ev.psn & PSN_MASK;
         match (ev.kind, ev.syndrome) {
             (CnEventKind::TxData, _) if ev.rc_req => {
                 entry.sent(psn);
                 None
             }
-            (CnEventKind::RxData, Some(syndrome)) => {
-                entry.response(psn, syndrome).map(|count| RetxRequest { time: ev.time, qp: ev.qp, psn, count })
-            }
+            (CnEventKind::RxData, Some(syndrome)) => entry
+                .response(psn, syndrome, regs.retry_cnt)
+                .map(|(count, cause)| RetxRequest { time: ev.time, qp: ev.qp, psn, count, cause }),
             // Not the requester's input (§6.11).
             _ => None,
         }
@@ -77,7 +113,7 @@ impl ReqEntry {
         if !self.valid {
             // The first request seen opens the window (a capture that
             // starts in the middle of a flow).
-            *self = ReqEntry { valid: true, una: psn, nxt: next };
+            *self = ReqEntry { valid: true, una: psn, nxt: next, ..*self };
             return;
         }
         // How far beyond nxt the packet ends, as a signed 24-bit number
@@ -89,9 +125,10 @@ impl ReqEntry {
         }
     }
 
-    /// §6.11 rules 2-5: an ACK or NAK of PSN `psn`; the count to
-    /// retransmit for a NAK "PSN sequence error" inside the window.
-    fn response(&mut self, psn: u32, syndrome: u8) -> Option<u32> {
+    /// §6.11 rules 2-6: an ACK or NAK of PSN `psn`; for a NAK "PSN
+    /// sequence error" inside the window the count from it to `nxt`, and
+    /// whether it goes back or finds the retries used up (`retry_cnt`).
+    fn response(&mut self, psn: u32, syndrome: u8, retry_cnt: u8) -> Option<(u32, RetxCause)> {
         if !self.valid {
             return None;
         }
@@ -107,16 +144,28 @@ impl ReqEntry {
         if syndrome & AETH_TYPE_MASK == 0 {
             // Rule 3, ACK: its PSN is the last packet the responder
             // acknowledges (§6.10), so everything up to it is done (rxe
-            // COMPST_UPDATE_COMP: comp.psn = psn + 1).
+            // COMPST_UPDATE_COMP: comp.psn = psn + 1). Progress: the retries
+            // count again from 0 (rxe's reset_retry_counters on an ACK).
             self.una = (psn + 1) & PSN_MASK;
+            self.retries = 0;
             None
         } else if syndrome == AETH_NAK_PSN_SEQ {
             // Rule 4, NAK: its PSN is the responder's expected one;
             // everything before it is acknowledged, everything from it on
             // is sent again (rxe check_ack: comp.psn = psn, then req_retry
             // from there; IBTA's go-back-N).
+            let count = self.nxt.wrapping_sub(psn) & PSN_MASK;
+            // Rule 6: a NAK that acknowledges packets is progress; then
+            // this go-back is one more retry, unless there is none left
+            // (rxe COMPST_ERROR_RETRY: retry_cnt > 0 retries, 0 errors).
+            let retries = if k == 0 { self.retries } else { 0 };
             self.una = psn;
-            Some(self.nxt.wrapping_sub(psn) & PSN_MASK)
+            if retries == retry_cnt {
+                self.error = true;
+                return Some((count, RetxCause::RetryExhausted));
+            }
+            self.retries = retries + 1;
+            Some((count, RetxCause::Nak))
         } else {
             // Rule 5: RNR NAK (0x20-0x3F, rxe's timer), the other NAK codes
             // (0x61-0x7F, errors that complete the work request),
@@ -171,7 +220,74 @@ mod tests {
     }
 
     fn retx(psn: u32, count: u32) -> Option<RetxRequest> {
-        Some(RetxRequest { time: 5, qp: QP, psn, count })
+        Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::Nak })
+    }
+
+    fn exhausted(psn: u32, count: u32) -> Option<RetxRequest> {
+        Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::RetryExhausted })
+    }
+
+    fn with_retry_cnt(retry_cnt: u8) -> CcRegisters {
+        CcRegisters { retry_cnt, ..regs() }
+    }
+
+    #[test]
+    fn go_backs_without_progress_use_up_the_retries() {
+        let two = with_retry_cnt(2);
+        let mut r = Requester::new(1024);
+        send_all(&mut r, 10..20);
+        // The first NAK acknowledges 10..12: progress, then retry 1.
+        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
+        // The same PSN again: no progress, retry 2.
+        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
+        assert_eq!(r.entries[QP as usize].retries, 2);
+        // None left: retry exhausted, the QP in error.
+        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), exhausted(13, 7));
+        assert!(r.entries[QP as usize].error);
+        // An error QP takes nothing more: requests, ACKs, NAKs.
+        let before = r.entries[QP as usize];
+        for ev in [sent(20), answer(15, AETH_ACK), answer(14, AETH_NAK_PSN_SEQ)] {
+            assert_eq!(r.handle(&ev, &two), None, "{ev:?}");
+        }
+        assert_eq!(r.entries[QP as usize], before);
+    }
+
+    #[test]
+    fn progress_restarts_the_retries() {
+        let one = with_retry_cnt(1);
+        let mut r = Requester::new(1024);
+        send_all(&mut r, 10..20);
+        assert_eq!(r.handle(&answer(10, AETH_NAK_PSN_SEQ), &one), retx(10, 10));
+        // An ACK moves una on: the retries start again.
+        assert_eq!(r.handle(&answer(11, AETH_ACK), &one), None);
+        assert_eq!(r.entries[QP as usize].retries, 0);
+        assert_eq!(r.handle(&answer(12, AETH_NAK_PSN_SEQ), &one), retx(12, 8));
+        // A NAK that acknowledges packets (13 > 12) is progress too.
+        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &one), retx(13, 7));
+        // ... and one that does not, with the one retry used: exhausted.
+        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &one), exhausted(13, 7));
+        // A stale ACK is no progress and does not revive the QP.
+        assert_eq!(r.handle(&answer(12, AETH_ACK), &one), None);
+        assert!(r.entries[QP as usize].error);
+    }
+
+    #[test]
+    fn retry_cnt_zero_errs_on_the_first_nak() {
+        let zero = with_retry_cnt(0);
+        let mut r = Requester::new(1024);
+        send_all(&mut r, 10..20);
+        assert_eq!(r.handle(&answer(15, AETH_NAK_PSN_SEQ), &zero), exhausted(15, 5));
+        assert_eq!(entry(&r), (true, 15, 20));
+        // Another QP is not touched.
+        assert!(!r.entries[QP as usize + 1].error);
+    }
+
+    #[test]
+    fn cause_codes_round_trip() {
+        for cause in [RetxCause::Nak, RetxCause::RetryExhausted] {
+            assert_eq!(RetxCause::from_code(cause as u8), Some(cause));
+        }
+        assert_eq!(RetxCause::from_code(2), None);
     }
 
     #[test]

@@ -55,8 +55,9 @@ impl Block for Cn {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {} retransmit request(s)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {} retransmit request(s) \
+             ({} retry exhausted)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.retry_exhausted
         )
     }
 }
@@ -85,7 +86,7 @@ pub fn check_cn(
         compare.check(RATE_STREAM, change.map(|c| Record::Cn(CnRecord::rate(&c))), Some(time_ns), rate.cycle)?;
     }
     for request in retx {
-        let record = Ok(Record::Cn(CnRecord::retx(&request.to_request())));
+        let record = request.to_request().map(|r| Record::Cn(CnRecord::retx(&r)));
         compare.check(RETX_STREAM, record, Some(time.time_ns(request.time)), request.cycle)?;
     }
     Ok(())
@@ -319,7 +320,7 @@ pub fn cosim_cn_stimulus(
     run.cn = Some(
         RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0)
             .acks(golden.acks.len())
-            .retx(golden.retx.len()),
+            .retx(&golden.retx),
     );
     run.nic_gaps = stimulus.gaps.clone();
     let repro = cn_repro(capture, options, setup, &Cn);
@@ -408,7 +409,8 @@ pub fn rtl_outputs(width: u32, setup: &CnSetup, stimulus: &CnStimulus) -> Result
         cnps.push((cnp.tick, cnp.frame().to_vec()));
     }
     let rates = rtl.rates.iter().map(RtlRate::to_change).collect::<Result<Vec<_>, _>>()?;
-    Ok((cnps, rates, rtl.retx.iter().map(RtlRetx::to_request).collect()))
+    let retx = rtl.retx.iter().map(RtlRetx::to_request).collect::<Result<Vec<_>, _>>()?;
+    Ok((cnps, rates, retx))
 }
 
 /// Frames sent (tick, bytes), each with its record, in one order whichever

@@ -49,8 +49,9 @@ impl Block for Top {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} retransmit request(s), {} release(s)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.releases
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} retransmit request(s) \
+             ({} retry exhausted), {} release(s)",
+            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.retry_exhausted, cn.releases
         )
     }
 }
@@ -177,7 +178,7 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     run.cn = Some(
         RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len())
             .acks(cn.acks.len())
-            .retx(cn.retx.len()),
+            .retx(&cn.retx),
     );
     run.nic_gaps = top.gaps.clone();
     let mut expected = golden_cn_streams(&top.time, cn);

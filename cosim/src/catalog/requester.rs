@@ -11,6 +11,7 @@ use metaroce_golden::cc_params::{AckMode, CcParams};
 use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
 use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
+use metaroce_golden::requester::RetxCause;
 use metaroce_golden::responder::PSN_MASK;
 use metaroce_golden::{parse_frame, ParserConfig};
 
@@ -229,7 +230,14 @@ impl Side {
         self.out.rates.clear();
         Answers {
             acks: self.out.acks.drain(..).map(|a| (a.local_qp, a.frame)).collect(),
-            retx: self.out.retx.drain(..).map(|r| (r.qp, r.psn, r.count)).collect(),
+            // A go-back only: the capture's flows never use up their retries.
+            retx: self
+                .out
+                .retx
+                .drain(..)
+                .filter(|r| r.cause == RetxCause::Nak)
+                .map(|r| (r.qp, r.psn, r.count))
+                .collect(),
         }
     }
 }

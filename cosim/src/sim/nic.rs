@@ -82,7 +82,7 @@ impl Nic {
             next_busy: top.advance(tick).map_err(|stop| stopped(top, stop))?,
             cnps: top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).collect(),
             releases: top.releases.drain(..).map(|r| r.to_release()).collect(),
-            retx: top.retx.drain(..).map(|r| r.to_request()).collect(),
+            retx: top.retx.drain(..).map(|r| r.to_request()).collect::<Result<_, _>>()?,
             rates: Vec::new(),
         };
         for rate in top.rates.drain(..) {
