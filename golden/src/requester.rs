@@ -23,6 +23,9 @@ pub enum RetxCause {
 }
 
 impl RetxCause {
+    /// Every cause, in code order.
+    pub const ALL: [RetxCause; 2] = [RetxCause::Nak, RetxCause::RetryExhausted];
+
     /// The JSONL name.
     pub fn name(self) -> &'static str {
         match self {
@@ -33,7 +36,7 @@ impl RetxCause {
 
     /// From `m_retx_cause`; `None` for a code no cause has.
     pub fn from_code(code: u8) -> Option<Self> {
-        [RetxCause::Nak, RetxCause::RetryExhausted].into_iter().find(|c| *c as u8 == code)
+        Self::ALL.get(code as usize).copied()
     }
 }
 
@@ -284,7 +287,7 @@ mod tests {
 
     #[test]
     fn cause_codes_round_trip() {
-        for cause in [RetxCause::Nak, RetxCause::RetryExhausted] {
+        for cause in RetxCause::ALL {
             assert_eq!(RetxCause::from_code(cause as u8), Some(cause));
         }
         assert_eq!(RetxCause::from_code(2), None);
