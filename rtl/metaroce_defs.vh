@@ -53,6 +53,21 @@ localparam [1:0] TRIGGER_TIMER = 2'd1;
 localparam [1:0] TRIGGER_BYTE_COUNTER = 2'd2;
 localparam [1:0] TRIGGER_SENT = 2'd3;
 
+// Retransmit request cause, m_retx_cause (golden/src/requester.rs RetxCause).
+localparam [1:0] CAUSE_NAK = 2'd0;
+localparam [1:0] CAUSE_RETRY_EXHAUSTED = 2'd1;
+
+// Register ack_mode, cfg[`CFG_ACK_MODE] (golden/src/cc_table.rs AckMode).
+localparam [1:0] ACK_MODE_OFF = 2'd0;
+localparam [1:0] ACK_MODE_ROCEV2 = 2'd1;
+
 // The CNP's BTH opcode (golden/src/opcode.rs).
 localparam [7:0] OPCODE_CNP = 8'h81;
+
+// RC ACKNOWLEDGE's BTH opcode (golden/src/opcode.rs RC_ACK) and its AETH
+// syndromes (golden/src/responder.rs, SPEC.md §6.10): the ACK the responder
+// sends (credit count 31, "invalid"), the NAK "PSN sequence error".
+localparam [7:0] OPCODE_RC_ACK = 8'h11;
+localparam [7:0] SYNDROME_ACK = 8'h1F;
+localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
 /* verilator lint_on UNUSEDPARAM */

@@ -124,9 +124,8 @@ reg [7:0]   evt_syndrome_reg;
 wire rc_req = s_meta_opcode <= 8'h0B || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
 wire msg_end = (s_meta_opcode >= 8'h02 && s_meta_opcode <= 8'h05) || (s_meta_opcode >= 8'h08 && s_meta_opcode <= 8'h0B)
                || s_meta_opcode == 8'h16 || s_meta_opcode == 8'h17;
-// RC ACKNOWLEDGE (golden/src/opcode.rs RC_ACK): with its AETH, an ACK or
-// NAK for the requester (received data only).
-localparam [7:0] OPCODE_RC_ACK = 8'h11;
+// RC ACKNOWLEDGE (OPCODE_RC_ACK, metaroce_defs.vh): with its AETH, an ACK
+// or NAK for the requester (received data only).
 wire rc_ack = s_meta_opcode == OPCODE_RC_ACK && s_meta_aeth_valid;
 
 wire roce = s_meta_frame_class == CLASS_ROCE && s_meta_bth_valid;

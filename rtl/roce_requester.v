@@ -91,15 +91,9 @@ wire [`CFG_RETRY_CNT_W-1:0] cfg_retry_cnt = cfg[`CFG_RETRY_CNT];
 // The other modules' registers.
 wire unused_cfg = &{1'b0, cfg};
 
-// ack_mode: 0 off, 1 rocev2 (golden/src/cc_table.rs; not in
-// rtl/metaroce_defs.vh, as in roce_responder.v).
-localparam [`CFG_ACK_MODE_W-1:0] ACK_MODE_ROCEV2 = 1;
-// The AETH syndrome's NAK "PSN sequence error" (SPEC.md §6.10); an ACK is
-// any syndrome whose top three bits are 0.
-localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
-// m_retx_cause (golden RetxCause).
-localparam [1:0] CAUSE_NAK = 2'd0;
-localparam [1:0] CAUSE_RETRY_EXHAUSTED = 2'd1;
+// ACK_MODE_*, SYNDROME_NAK_PSN (SPEC.md §6.10; an ACK is any syndrome whose
+// top three bits are 0), CAUSE_* (m_retx_cause).
+`include "metaroce_defs.vh"
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RQ_ENTRY_WIDTH = 1 + 1 + 3 + 24 + 24;
@@ -146,7 +140,8 @@ assign {b_time, b_qp, b_tx, b_psn, b_syndrome} = b_evt_reg;
 // Decoded at R (b_ack_reg, b_nak_psn_reg).
 wire unused_b_syndrome = &{1'b0, b_syndrome};
 
-// The RAM word, packed here and unpacked below, nowhere else.
+// The RAM word, packed here and unpacked here and at B's word below,
+// nowhere else.
 function [RQ_ENTRY_WIDTH-1:0] rq_entry(
     input        valid,
     input        error,
@@ -156,6 +151,15 @@ function [RQ_ENTRY_WIDTH-1:0] rq_entry(
 );
     rq_entry = {valid, error, retries, una, nxt};
 endfunction
+// Each takes one field of the word.
+/* verilator lint_off UNUSEDSIGNAL */
+function [23:0] rq_una(input [RQ_ENTRY_WIDTH-1:0] word);
+    rq_una = word[47:24];
+endfunction
+function [23:0] rq_nxt(input [RQ_ENTRY_WIDTH-1:0] word);
+    rq_nxt = word[23:0];
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
 
 // Per-QP state (qp_rmw_pipe.v): the input reads, R sees the word on
 // `entry` (forwarded from the write of the read's cycle, or from W's
@@ -179,35 +183,65 @@ wire        ent_error;
 wire [2:0]  ent_retries;
 wire [23:0] ent_una;
 wire [23:0] ent_nxt;
-assign {ent_valid, ent_error, ent_retries, ent_una, ent_nxt} = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
+wire [RQ_ENTRY_WIDTH-1:0] ent_word = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
+assign {ent_valid, ent_error, ent_retries, ent_una, ent_nxt} = ent_word;
 
-// Stage B's decision (SPEC.md §6.11), PSNs mod 2^24.
-// A sent request: beyond nxt when (p + 1 - nxt) is 1 .. 2^23 - 1.
-wire [23:0] tx_ahead = b_psn_next_reg - ent_nxt;
-wire        tx_new = tx_ahead != 24'd0 && !tx_ahead[23];
-// An ACK or NAK: its PSN among the packets in flight (una .. nxt - 1).
-wire [23:0] inflight = ent_nxt - ent_una;
-wire [23:0] ack_offset = b_psn - ent_una;
-wire        in_flight = ack_offset < inflight;
-wire        rx_ack = !b_tx && ent_valid && b_ack_reg && in_flight;
-wire        rx_nak = !b_tx && ent_valid && b_nak_psn_reg && in_flight;
+// Stage B's decision (SPEC.md §6.11), PSNs mod 2^24. The PSN compares are
+// worked out from each of the two words B may take, from registers, and
+// chosen by b_fwd_reg last: the forwarding select stands behind the carry
+// chains, not before them (the word's other fields are selected first).
+localparam DEC_IN_FLIGHT = 0, DEC_AT_UNA = 1, DEC_TX_NEW = 2;
+// For a word's una and nxt, the event's PSN p and p + 1:
+// - in flight: p among the packets in flight, una .. nxt - 1, that is
+//   (p - una) mod 2^24 < (nxt - una) mod 2^24, from three compares side by
+//   side rather than two subtractions and a compare in a row: a wrapped
+//   difference is its plain one plus 2^24 when its operand is below una, so
+//   the two sides compare as p < nxt unless exactly one of p, nxt is below
+//   una, and then the answer is nxt < una;
+// - at una: p == una (a NAK there acknowledges nothing);
+// - tx new: a sent request beyond nxt, (p + 1 - nxt) in 1 .. 2^23 - 1.
+// (Only bit 23 of `ahead`, p + 1 - nxt, is used.)
+/* verilator lint_off UNUSEDSIGNAL */
+function [2:0] decide(input [23:0] una, input [23:0] nxt, input [23:0] p, input [23:0] p_next);
+    reg [23:0] ahead;
+    begin
+        ahead = p_next - nxt;
+        decide[DEC_IN_FLIGHT] = (p < una) == (nxt < una) ? p < nxt : nxt < una;
+        decide[DEC_AT_UNA] = p == una;
+        decide[DEC_TX_NEW] = p_next != nxt && !ahead[23];
+    end
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+wire [2:0]  dec_read = decide(rq_una(b_entry_reg), rq_nxt(b_entry_reg), b_psn, b_psn_next_reg);
+wire [2:0]  dec_fwd = decide(rq_una(b_fwd_word_reg), rq_nxt(b_fwd_word_reg), b_psn, b_psn_next_reg);
+wire [2:0]  dec = b_fwd_reg ? dec_fwd : dec_read;
+wire        in_flight = dec[DEC_IN_FLIGHT];
+wire        at_una = dec[DEC_AT_UNA];
+wire        tx_new = dec[DEC_TX_NEW];
+// An ACK or NAK answers a packet in flight; a QP in error takes neither.
+wire        take_ack = !b_tx && ent_valid && !ent_error && b_ack_reg && in_flight;
+wire        take_nak = !b_tx && ent_valid && !ent_error && b_nak_psn_reg && in_flight;
 // A NAK's go-back is one more retry, counted from 0 again when the NAK
-// acknowledges packets (una moves on); with none left, retry exhausted.
-wire [2:0]  nak_retries = ack_offset != 24'd0 ? 3'd0 : ent_retries;
-wire        nak_exhausted = nak_retries == cfg_retry_cnt;
-// B's word after its event: a first sent request starts the QP; an ACK
-// acknowledges its PSN (progress: the retries start again), a NAK what is
-// before it. A QP in error keeps its word. Otherwise unchanged.
-wire [RQ_ENTRY_WIDTH-1:0] b_word =
-    ent_error ? rq_entry(ent_valid, 1'b1, ent_retries, ent_una, ent_nxt)
-    : b_tx ? (ent_valid ? rq_entry(1'b1, 1'b0, ent_retries, ent_una, tx_new ? b_psn_next_reg : ent_nxt)
-                        : rq_entry(1'b1, 1'b0, ent_retries, b_psn, b_psn_next_reg))
-    : rx_ack ? rq_entry(1'b1, 1'b0, 3'd0, b_psn_next_reg, ent_nxt)
-    : rx_nak ? rq_entry(1'b1, nak_exhausted, nak_exhausted ? nak_retries : nak_retries + 3'd1, b_psn, ent_nxt)
-    : rq_entry(ent_valid, 1'b0, ent_retries, ent_una, ent_nxt);
+// acknowledges packets (its PSN past una); with none left, retry exhausted.
+wire        retries_used = ent_retries == cfg_retry_cnt;
+wire        nak_exhausted = at_una ? retries_used : cfg_retry_cnt == 3'd0;
+wire [2:0]  nak_retries = at_una ? (retries_used ? ent_retries : ent_retries + 3'd1)
+                           : (cfg_retry_cnt == 3'd0 ? 3'd0 : 3'd1);
+// A sent request: the QP's first starts it (una = p); one beyond nxt moves
+// nxt on. A QP in error keeps its word.
+wire        take_tx = b_tx && !ent_error;
+// B's word after its event, field by field: an ACK acknowledges its PSN
+// (progress: the retries start again), a NAK what is before it. Otherwise
+// the word is unchanged.
+wire [RQ_ENTRY_WIDTH-1:0] b_word = rq_entry(
+    ent_valid || take_tx,
+    ent_error || (take_nak && nak_exhausted),
+    take_ack ? 3'd0 : take_nak ? nak_retries : ent_retries,
+    (take_tx && !ent_valid) || take_nak ? b_psn : take_ack ? b_psn_next_reg : ent_una,
+    take_tx && (!ent_valid || tx_new) ? b_psn_next_reg : ent_nxt);
 // A NAK's retransmit request: from its PSN to nxt - 1, pushed from W's
 // registers.
-wire        retx_decided = b_valid_reg && !ent_error && rx_nak;
+wire        retx_decided = b_valid_reg && take_nak;
 wire [23:0] retx_count = ent_nxt - b_psn;
 reg         w_push_reg = 1'b0;
 reg  [OUT_WIDTH-1:0] w_retx_reg;

@@ -92,6 +92,9 @@ module roce_responder #(
 );
 
 `include "roce_bytes.vh"
+// ACK_MODE_*, OPCODE_RC_ACK, SYNDROME_* (SPEC.md §6.10: the ACK's credit
+// count 31 is "invalid", rxe's AETH_ACK_UNLIMITED).
+`include "metaroce_defs.vh"
 
 // The registers this module reads: slices of the cfg bus (rtl/metaroce_cfg.vh).
 wire [`CFG_ACK_MODE_W-1:0] cfg_ack_mode = cfg[`CFG_ACK_MODE];
@@ -100,14 +103,6 @@ wire [`CFG_ACK_DSCP_W-1:0] cfg_ack_dscp = cfg[`CFG_ACK_DSCP];
 wire [`CFG_ACK_PCP_W-1:0] cfg_ack_pcp = cfg[`CFG_ACK_PCP];
 // The other modules' registers.
 wire unused_cfg = &{1'b0, cfg};
-
-// ack_mode: 0 off, 1 rocev2 (golden/src/cc_table.rs).
-localparam [`CFG_ACK_MODE_W-1:0] ACK_MODE_ROCEV2 = 1;
-// RC ACKNOWLEDGE and its AETH syndromes (SPEC.md §6.10): ACK with credit
-// count 31 ("invalid", rxe's AETH_ACK_UNLIMITED); NAK "PSN sequence error".
-localparam [7:0] RC_ACK_OPCODE = 8'h11;
-localparam [7:0] SYNDROME_ACK = 8'h1F;
-localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RS_ENTRY_WIDTH = 1 + 24 + 1 + 24 + 24 + 1 + 8;
@@ -289,7 +284,7 @@ wire   accept_in_range = accept && cfg_ack_mode == ACK_MODE_ROCEV2 && {8'd0, s_e
 
 // The ACK's BTH and AETH (SPEC.md §6.10), in wire order.
 wire [31:0]  aeth = {be24(req_msn), req_nak ? SYNDROME_NAK_PSN : SYNDROME_ACK};
-wire [95:0]  bth = {be24(req_psn), 8'h00, be24(req_dest_qp), 8'h00, 16'hFFFF, 8'h00, RC_ACK_OPCODE};
+wire [95:0]  bth = {be24(req_psn), 8'h00, be24(req_dest_qp), 8'h00, 16'hFFFF, 8'h00, OPCODE_RC_ACK};
 
 roce_reply_frame #(
     .DATA_WIDTH(DATA_WIDTH),

@@ -462,7 +462,7 @@ initial begin
             n_retx = n_retx + 1;
             if (n_m_retx_count == 1) n_retx_one = n_retx_one + 1;
             if (n_m_retx_count > 24) n_retx_many = n_retx_many + 1;
-            if (n_m_retx_cause == 2'd1) n_retx_exhausted = n_retx_exhausted + 1;
+            if (n_m_retx_cause == CAUSE_RETRY_EXHAUSTED) n_retx_exhausted = n_retx_exhausted + 1;
             if ((^{n_m_retx_time, n_m_retx_qp, n_m_retx_psn, n_m_retx_count, n_m_retx_cause}) === 1'bx) n_xpay = n_xpay + 1;
         end
 

@@ -235,6 +235,11 @@ impl RunCounts {
         let exhausted = retx.iter().filter(|(_, r)| r.cause == RetxCause::RetryExhausted).count();
         RunCounts { retx: retx.len() as u64, retry_exhausted: exhausted as u64, ..self }
     }
+
+    /// The retransmit requests as the run lines give them.
+    pub fn retx_text(&self) -> String {
+        format!("{} retransmit request(s) ({} retry exhausted)", self.retx, self.retry_exhausted)
+    }
 }
 
 impl CaptureRun {

@@ -39,7 +39,7 @@ fn golden_cn_transactions_of_every_nic_capture_match_the_expected_results() {
         let setup = CnSetup::for_capture(&capture, &CnOverrides::default()).unwrap();
         let Some(nic_file) = &setup.nic_file else { continue };
         let transactions = replay_cn(&capture, None, &setup, &ParserConfig::default()).unwrap().transactions;
-        assert!(!transactions.is_empty(), "{}: no CNP or rate change", capture.display());
+        assert!(!transactions.is_empty(), "{}: no output of the CN block", capture.display());
         let mut jsonl = Vec::new();
         for t in &transactions {
             write_record(&mut jsonl, OutputFormat::Jsonl, t.frame, t.time_ns, &t.record).unwrap();
@@ -50,7 +50,7 @@ fn golden_cn_transactions_of_every_nic_capture_match_the_expected_results() {
             prepend_module_to_snapshot => false,
             omit_expression => true,
             description => format!(
-                "golden CNPs and rate changes of pcaps/{} with {}",
+                "golden CNPs, rate changes, ACKs, NAKs and retransmit requests of pcaps/{} with {}",
                 common::relative_name(&capture),
                 common::relative_name(nic_file)
             ),

@@ -7,9 +7,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use metaroce_golden::cc_params::AckMode;
 use metaroce_golden::cn_event::CnEventKind;
-use metaroce_golden::opcode::CNP;
+use metaroce_golden::opcode::{CNP, RC_ACK};
 use metaroce_golden::reaction::{RateStage, RateTrigger};
+use metaroce_golden::requester::RetxCause;
+use metaroce_golden::responder::{AETH_ACK, AETH_NAK_PSN_SEQ};
 use metaroce_golden::{FrameClass, ParseError};
 
 const REGENERATE: &str = "METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs";
@@ -74,8 +77,28 @@ fn metaroce_defs_vh() -> String {
         2,
         &triggers,
     );
+    let causes: Vec<_> = RetxCause::ALL.iter().map(|&c| (c.name(), c as u8)).collect();
+    group(&mut out, "Retransmit request cause, m_retx_cause (golden/src/requester.rs RetxCause).", "CAUSE", 2, &causes);
+    let ack_modes: Vec<_> = AckMode::ALL.iter().map(|&m| (m.name(), m as u8)).collect();
+    group(
+        &mut out,
+        "Register ack_mode, cfg[`CFG_ACK_MODE] (golden/src/cc_table.rs AckMode).",
+        "ACK_MODE",
+        2,
+        &ack_modes,
+    );
     writeln!(out, "\n// The CNP's BTH opcode (golden/src/opcode.rs).\nlocalparam [7:0] OPCODE_CNP = 8'h{CNP:02X};")
         .unwrap();
+    writeln!(
+        out,
+        "\n// RC ACKNOWLEDGE's BTH opcode (golden/src/opcode.rs RC_ACK) and its AETH\n\
+         // syndromes (golden/src/responder.rs, SPEC.md §6.10): the ACK the responder\n\
+         // sends (credit count 31, \"invalid\"), the NAK \"PSN sequence error\".\n\
+         localparam [7:0] OPCODE_RC_ACK = 8'h{RC_ACK:02X};\n\
+         localparam [7:0] SYNDROME_ACK = 8'h{AETH_ACK:02X};\n\
+         localparam [7:0] SYNDROME_NAK_PSN = 8'h{AETH_NAK_PSN_SEQ:02X};"
+    )
+    .unwrap();
     out.push_str("/* verilator lint_on UNUSEDPARAM */\n");
     out
 }

@@ -55,9 +55,13 @@ impl Block for Cn {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {} retransmit request(s) \
-             ({} retry exhausted)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.retry_exhausted
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {}",
+            run.frames_read,
+            cn.events,
+            cn.cnps,
+            cn.acks,
+            cn.rate_changes,
+            cn.retx_text()
         )
     }
 }

@@ -49,9 +49,14 @@ impl Block for Top {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {} retransmit request(s) \
-             ({} retry exhausted), {} release(s)",
-            run.frames_read, cn.events, cn.cnps, cn.acks, cn.rate_changes, cn.retx, cn.retry_exhausted, cn.releases
+            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {}, {} release(s)",
+            run.frames_read,
+            cn.events,
+            cn.cnps,
+            cn.acks,
+            cn.rate_changes,
+            cn.retx_text(),
+            cn.releases
         )
     }
 }

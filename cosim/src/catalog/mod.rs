@@ -14,6 +14,7 @@ mod errors;
 mod parser;
 mod requester;
 mod responder;
+mod side;
 
 use std::fs;
 use std::io;

@@ -8,15 +8,14 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use metaroce_golden::cc_params::{AckMode, CcParams};
-use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
-use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
+use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
 use metaroce_golden::requester::RetxCause;
 use metaroce_golden::responder::PSN_MASK;
-use metaroce_golden::{parse_frame, ParserConfig};
 
 use super::entry::Capture;
 use super::responder::{Requester, ECT0, RESPONDER, SEND_ONLY};
+use super::side::Side;
 use crate::addresses::host_mac;
 use crate::capture::{GenFrame, START_NS};
 
@@ -140,7 +139,7 @@ fn go_back_n_at_requester() -> Capture {
             arrivals.pop();
             match std::mem::replace(&mut in_flight[index], Arrival::AtRequester(Vec::new())) {
                 Arrival::AtResponder(data) => {
-                    for (qp, ack) in responder.frame(&data, at).acks {
+                    for (qp, ack) in answers(&mut responder, &data, at).acks {
                         let k = flow_of(&flows, qp);
                         let f = &mut flows[k];
                         f.answers += 1;
@@ -160,7 +159,7 @@ fn go_back_n_at_requester() -> Capture {
                 }
                 Arrival::AtRequester(data) => {
                     frames.push(GenFrame::at(at, data.clone()));
-                    for (qp, psn, count) in local.frame(&data, at).retx {
+                    for (qp, psn, count) in answers(&mut local, &data, at).retx {
                         let k = flow_of(&flows, qp - REMOTE_OFFSET);
                         flows[k].resend = (0..count).map(|k| (psn + k) & PSN_MASK).collect();
                     }
@@ -177,7 +176,8 @@ fn go_back_n_at_requester() -> Capture {
                 let (psn, lost) = f.take().expect("the flow has a PSN to send");
                 let data = f.to.frame(SEND_ONLY, psn, psn % 16 == 15, ECT0);
                 frames.push(GenFrame::at(now, data.clone()));
-                local.frame(&data, now);
+                // What sending makes (rate changes) is not in the capture.
+                answers(&mut local, &data, now);
                 if !lost {
                     in_flight.push(Arrival::AtResponder(data));
                     arrivals.push(Reverse((now + LINK_NS, in_flight.len() as u64, in_flight.len() - 1)));
@@ -196,14 +196,6 @@ fn flow_of(flows: &[Flow], qp: u32) -> usize {
     flows.iter().position(|f| f.to.local_qp == qp).expect("an answer of one of the flows")
 }
 
-/// One NIC's golden CN block on its own frames.
-struct Side {
-    cn: CongestionNotifier,
-    nic: NicConfig,
-    time: TimeBase,
-    out: CnOutputs,
-}
-
 /// What one frame made a side send: ACKs and NAKs (the responder's QP and
 /// the frame), and retransmit requests (QP, PSN, count).
 #[derive(Default)]
@@ -212,33 +204,15 @@ struct Answers {
     retx: Vec<(u32, u32, u32)>,
 }
 
-impl Side {
-    fn new(nic: &NicConfig) -> Self {
-        let regs = nic.cc.registers().expect("the catalog's parameters are in range");
-        let mut cn = CongestionNotifier::new(DEFAULT_QP_COUNT, regs);
-        cn.load_qp_table(nic).expect("the catalog's QPs are in range");
-        Side { cn, nic: nic.clone(), time: TimeBase::default(), out: CnOutputs::default() }
-    }
-
-    fn frame(&mut self, data: &[u8], time_ns: u64) -> Answers {
-        let record = parse_frame(data, false, &ParserConfig::default());
-        let mac = self.nic.mac().expect("the catalog's MAC parses");
-        if let Some(event) = classify(&record, self.time.tick(time_ns), mac, &self.nic) {
-            self.cn.process(&event, &mut self.out);
-        }
-        self.out.cnps.clear();
-        self.out.rates.clear();
-        Answers {
-            acks: self.out.acks.drain(..).map(|a| (a.local_qp, a.frame)).collect(),
-            // A go-back only: the capture's flows never use up their retries.
-            retx: self
-                .out
-                .retx
-                .drain(..)
-                .filter(|r| r.cause == RetxCause::Nak)
-                .map(|r| (r.qp, r.psn, r.count))
-                .collect(),
-        }
+/// Runs `side` on one frame and takes what it sent for it.
+fn answers(side: &mut Side, data: &[u8], time_ns: u64) -> Answers {
+    side.frame(data, time_ns);
+    side.out.cnps.clear();
+    side.out.rates.clear();
+    Answers {
+        acks: side.out.acks.drain(..).map(|a| (a.local_qp, a.frame)).collect(),
+        // A go-back only: the capture's flows never use up their retries.
+        retx: side.out.retx.drain(..).filter(|r| r.cause == RetxCause::Nak).map(|r| (r.qp, r.psn, r.count)).collect(),
     }
 }
 

@@ -4,12 +4,11 @@
 //! responder on.
 
 use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
-use metaroce_golden::cn::{CnOutputs, CongestionNotifier, TimeBase, DEFAULT_QP_COUNT};
-use metaroce_golden::cn_event::{classify, NicConfig, QpContext};
+use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
-use metaroce_golden::{parse_frame, ParserConfig};
 
 use super::entry::Capture;
+use super::side::Side;
 use crate::addresses::host_mac;
 use crate::blocks::cn::replay_order;
 use crate::capture::{GenFrame, START_NS};
@@ -156,21 +155,14 @@ fn go_back_n() -> Capture {
 /// emit times: the ACKs, NAKs and CNPs, a capture of their own, so that
 /// the tshark oracle reads every field of them (`SPEC.md` §6.10).
 fn replies(capture: &Capture, name: &str) -> Capture {
-    let nic = capture.nic.as_ref().expect("a CN capture has its NIC");
-    let regs = nic.cc.registers().expect("the catalog's parameters are in range");
-    let mut cn = CongestionNotifier::new(DEFAULT_QP_COUNT, regs);
-    cn.load_qp_table(nic).expect("the catalog's QPs are in range");
-    let local_mac = nic.mac().expect("the catalog's MAC parses");
-    let (mut time, mut out) = (TimeBase::default(), CnOutputs::default());
+    let mut side = Side::new(capture.nic.as_ref().expect("a CN capture has its NIC"));
     for frame in &capture.frames {
-        let time_ns = frame.time_ns.expect("the responder's captures are timed");
-        let record = parse_frame(&frame.data, false, &ParserConfig::default());
-        if let Some(event) = classify(&record, time.tick(time_ns), local_mac, nic) {
-            cn.process(&event, &mut out);
-        }
+        side.frame(&frame.data, frame.time_ns.expect("the responder's captures are timed"));
     }
+    let out = std::mem::take(&mut side.out);
     let mut sent: Vec<(u64, Vec<u8>)> = out.cnps.into_iter().map(|c| (c.time, c.frame)).collect();
     sent.extend(out.acks.into_iter().map(|a| (a.time, a.frame)));
+    let time = &side.time;
     let frames = replay_order(sent).into_iter().map(|(tick, data, _)| GenFrame::at(time.time_ns(tick), data)).collect();
     Capture { name: name.into(), frames, expect_error: None, nic: None }
 }
