@@ -26,9 +26,10 @@
  * register), whose output is m_retx_*, from W's registers: B's decision
  * fans out to no buffer enable. The input is held, from registers alone,
  * while the buffer has no room for a request from each NAK in R, B and W
- * and from two more events. An event reaches m_retx_* 4 cycles after it
- * was taken (A, R, B, W, then the buffer's output register), when the
- * buffer was empty.
+ * and from two more events; with OUT_DEPTH 5 NAKs back to back, each a
+ * request, are taken one a cycle while m_retx_ready is high. An event
+ * reaches m_retx_* 4 cycles after it was taken (A, R, B, W, then the
+ * buffer's output register), when the buffer was empty.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset
  * (QP_COUNT cycles with s_evt_ready low). QP context loads do not touch it.
  *
@@ -100,7 +101,9 @@ localparam RQ_ENTRY_WIDTH = 1 + 1 + 3 + 24 + 24;
 // The retransmit requests out: a buffer W pushes into on credits
 // (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
 // register. A request is packed at W and unpacked at m_retx_*, nowhere else.
-localparam OUT_DEPTH = 4;
+// Five: with a request leaving every cycle, one in the output register and
+// the NAKs in R, B and W leave room for the event taken next.
+localparam OUT_DEPTH = 5;
 localparam OUT_WIDTH = 64 + 24 + 24 + 24 + 2;
 localparam OUT_CW = $clog2(OUT_DEPTH + 2);
 

@@ -451,3 +451,51 @@ fn both_points_take_an_event_every_cycle() {
         assert!(run.cycles <= bound, "w{width}: {} cycles for 2000 events", run.cycles);
     }
 }
+
+/// NAKs back to back, each in its window and so each a retransmit request
+/// (every one acknowledges a packet, so no retry is counted): the requester
+/// takes one a cycle while `m_retx_ready` is high (`SPEC.md` §6.11: the
+/// output queue has room for the NAKs in R, B and W and two more events).
+/// The QPs take turns, as the reaction point takes sent data of one QP
+/// every other cycle (§6.4).
+#[test]
+fn the_requester_takes_a_nak_every_cycle() {
+    use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
+    let (capture, setup) = common::capture_setup("cn/rc_requester.pcap");
+    const QPS: [u32; 3] = [0x120, 0x121, 0x122];
+    const SENT: u32 = 400;
+    let mut stimulus = CnStimulus::default();
+    let mut push = |mut ev: CnEvent| {
+        let i = stimulus.inputs.len() as u64;
+        ev.time = i;
+        stimulus.frame_ticks.push(i);
+        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
+    };
+    for psn in 0..SENT {
+        for qp in QPS {
+            let mut ev = CnEvent::new(0, CnEventKind::TxData, qp);
+            (ev.len, ev.psn, ev.rc_req) = (1000, psn, true);
+            push(ev);
+        }
+    }
+    for psn in 1..SENT {
+        for qp in QPS {
+            let mut ev = CnEvent::new(0, CnEventKind::RxData, qp);
+            (ev.len, ev.psn, ev.syndrome) = (60, psn, Some(0x60));
+            push(ev);
+        }
+    }
+    let events = stimulus.inputs.len() as u64;
+    stimulus.frames_read = events;
+    for width in DATA_WIDTHS {
+        let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
+        let run = cosim_cn_stimulus(&capture, stimulus.clone(), &options, &setup, &setup.regs);
+        assert!(matches!(run.ending, Ending::Matched), "{:?}", run.ending);
+        let counts = run.cn.unwrap();
+        assert_eq!((counts.retx, counts.retry_exhausted), (3 * u64::from(SENT - 1), 0), "w{width}");
+        // One cycle per QP context loaded, one per event, and the last
+        // NAK's request 4 cycles after it was taken.
+        let bound = events + setup.nic.qps.len() as u64 + 2 + 4;
+        assert!(run.cycles <= bound, "w{width}: {} cycles for {events} events (bound {bound})", run.cycles);
+    }
+}
