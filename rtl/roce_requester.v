@@ -26,8 +26,10 @@
  * register), whose output is m_retx_*, from W's registers: B's decision
  * fans out to no buffer enable. The input is held, from registers alone,
  * while the buffer has no room for a request from each NAK in R, B and W
- * and from two more events; with OUT_DEPTH 5 NAKs back to back, each a
- * request, are taken one a cycle while m_retx_ready is high. An event
+ * and from two more events. With OUT_DEPTH 5, NAKs back to back, each a
+ * request, are taken one a cycle while m_retx_ready is high and the buffer
+ * holds only the request leaving (after m_retx_ready was low, the input
+ * waits 2 or 3 cycles more while the buffer drains down to it). An event
  * reaches m_retx_* 4 cycles after it was taken (A, R, B, W, then the
  * buffer's output register), when the buffer was empty.
  * Per-QP state is one RAM word per QP, cleared by a sweep after reset

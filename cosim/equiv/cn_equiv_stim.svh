@@ -60,7 +60,7 @@ task make_cfg;
         cfg[`CFG_BURST_BYTES] = rndr(65536);
         cfg[`CFG_MIN_GAP_NS] = rndr(1000);
         cfg[`CFG_START_BYTE_TIME] = chance(500) ? line_bt : byte_time((1 + rndr(line_mbps)) * 1000);
-        cfg[`CFG_ACK_MODE] = ack_mode_arg >= 0 ? ack_mode_arg : (seed % 5 == 4 ? 0 : 1);
+        cfg[`CFG_ACK_MODE] = ack_mode_arg >= 0 ? ack_mode_arg : (seed % 5 == 4 ? ACK_MODE_OFF : ACK_MODE_ROCEV2);
         cfg[`CFG_ACK_COALESCE_PKTS] = pick4(64, 1, 4, 1 + rndr(255));
         cfg[`CFG_ACK_DSCP] = chance(500) ? 26 : rndr(64);
         cfg[`CFG_ACK_PCP] = chance(500) ? 3 : rndr(8);
@@ -152,7 +152,7 @@ function [7:0] pick_syndrome;
     begin
         r = rndr(100);
         if (r < 45)      pick_syndrome = 8'h1F;
-        else if (r < 85) pick_syndrome = 8'h60;
+        else if (r < 85) pick_syndrome = SYNDROME_NAK_PSN;
         else             pick_syndrome = pick4(rndr(8'h1F), 8'h20 + rndr(32), 8'h61 + rndr(31), 8'h80 + rndr(128));
     end
 endfunction
@@ -281,7 +281,7 @@ task note_event_taken;
             k = s_evt_psn - tx_una[q];
             if (k < tx_nxt[q] - tx_una[q]) begin
                 if (s_evt_syndrome[7:5] == 3'd0) tx_una[q] = s_evt_psn + 1;
-                if (s_evt_syndrome == 8'h60) begin
+                if (s_evt_syndrome == SYNDROME_NAK_PSN) begin
                     tx_una[q] = s_evt_psn;
                     swap_stream;
                     if (chance(300)) tx_cur[q] = s_evt_psn;

@@ -308,8 +308,8 @@ task frame_beat;
             // The responder's RC ACK opcode 0x11 and NAK syndrome 0x60
             // (PSN sequence error) in the AETH after the 12-byte BTH.
             if (fb[off] == OPCODE_CNP) n_cnp = n_cnp + 1;
-            else if (fb[off] == 8'h11 && fb[off+12] == 8'h60) n_nak = n_nak + 1;
-            else if (fb[off] == 8'h11) n_ack = n_ack + 1;
+            else if (fb[off] == OPCODE_RC_ACK && fb[off+12] == SYNDROME_NAK_PSN) n_nak = n_nak + 1;
+            else if (fb[off] == OPCODE_RC_ACK) n_ack = n_ack + 1;
             else n_other = n_other + 1;
             fb_len = 0;
         end
@@ -430,7 +430,7 @@ initial begin
             if (s_evt_kind == KIND_RX_DATA && s_evt_syndrome_valid) begin
                 n_evt_syn = n_evt_syn + 1;
                 if (s_evt_syndrome[7:5] == 0) n_evt_syn_ack = n_evt_syn_ack + 1;
-                if (s_evt_syndrome == 8'h60) n_evt_syn_nak = n_evt_syn_nak + 1;
+                if (s_evt_syndrome == SYNDROME_NAK_PSN) n_evt_syn_nak = n_evt_syn_nak + 1;
             end
             if (s_evt_kind == KIND_TX_DATA && s_evt_rc_req) n_evt_tx_rc = n_evt_tx_rc + 1;
             if (s_evt_qp >= Q) n_evt_oor = n_evt_oor + 1;
@@ -519,12 +519,12 @@ task finish_run;
         if (n_evt == 0 || n_qpctx == 0) begin ok = 0; $display("EQUIV FAIL: an input never took anything"); end
         if (n_evt_kind[KIND_RX_DATA] == 0 || n_evt_kind[KIND_RX_CNP] == 0 || n_evt_kind[KIND_TX_DATA] == 0) begin ok = 0; $display("EQUIV FAIL: an event kind was never taken"); end
         if (n_frames == 0 || n_cnp == 0) begin ok = 0; $display("EQUIV FAIL: m_axis never sent a CNP"); end
-        if (cfg[`CFG_ACK_MODE] == 1 && (n_ack == 0 || n_nak == 0)) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no ACK or no NAK on m_axis"); end
+        if (cfg[`CFG_ACK_MODE] == ACK_MODE_ROCEV2 && (n_ack == 0 || n_nak == 0)) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no ACK or no NAK on m_axis"); end
         if (n_rate == 0 || n_rate_trig[TRIGGER_CNP] == 0 || n_rate_trig[TRIGGER_SENT] == 0) begin ok = 0; $display("EQUIV FAIL: m_rate never gave a cut or a hand-over"); end
-        if (cfg[`CFG_ACK_MODE] == 1 && n_retx == 0) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no retransmit request on m_retx"); end
+        if (cfg[`CFG_ACK_MODE] == ACK_MODE_ROCEV2 && n_retx == 0) begin ok = 0; $display("EQUIV FAIL: ack_mode rocev2 but no retransmit request on m_retx"); end
         // With ack_mode off the requester takes its events and changes
         // nothing (SPEC.md §6.11): a request then is wrong on both sides.
-        if (cfg[`CFG_ACK_MODE] != 1 && n_retx != 0) begin ok = 0; $display("EQUIV FAIL: ack_mode off but retransmit requests on m_retx"); end
+        if (cfg[`CFG_ACK_MODE] != ACK_MODE_ROCEV2 && n_retx != 0) begin ok = 0; $display("EQUIV FAIL: ack_mode off but retransmit requests on m_retx"); end
         if (n_busy_hi == 0) begin ok = 0; $display("EQUIV FAIL: busy never rose"); end
         if (n_xpay != 0) begin ok = 0; $display("EQUIV FAIL: X in a payload handed over (the same X on both sides compares equal)"); end
         if (n_rate_trig[TRIGGER_TIMER] == 0) $display("EQUIV NOTE: no timer rate change this run");

@@ -247,9 +247,10 @@ pub fn replay(
 /// What one model's CN block made of a capture.
 #[derive(Debug, Default)]
 pub struct CnReplay {
-    /// Every frame sent (CNP, ACK, NAK) and rate change in time order (ties:
-    /// frames before rate changes, each in its own order), `frame` being
-    /// the last frame at or before the transaction's tick.
+    /// Every frame sent (CNP, ACK, NAK), rate change and retransmit request
+    /// in time order (ties: frames, then rate changes, then retransmit
+    /// requests, each in its own order), `frame` being the last frame at or
+    /// before the transaction's tick.
     pub transactions: Vec<Transaction>,
     /// The frames sent with their emit times (ns since the epoch).
     pub cnp_frames: Vec<(u64, Vec<u8>)>,

@@ -453,11 +453,11 @@ fn both_points_take_an_event_every_cycle() {
 }
 
 /// NAKs back to back, each in its window and so each a retransmit request
-/// (every one acknowledges a packet, so no retry is counted): the requester
-/// takes one a cycle while `m_retx_ready` is high (`SPEC.md` §6.11: the
-/// output queue has room for the NAKs in R, B and W and two more events).
-/// The QPs take turns, as the reaction point takes sent data of one QP
-/// every other cycle (§6.4).
+/// (every one acknowledges a packet, so each counts one retry from 0 and
+/// none uses them up): the requester takes one a cycle while `m_retx_ready`
+/// is high (`SPEC.md` §6.11: the output queue has room for the NAKs in R, B
+/// and W and two more events). The QPs take turns, as the reaction point
+/// takes sent data of one QP every other cycle (§6.4).
 #[test]
 fn the_requester_takes_a_nak_every_cycle() {
     use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
@@ -494,7 +494,8 @@ fn the_requester_takes_a_nak_every_cycle() {
         let counts = run.cn.unwrap();
         assert_eq!((counts.retx, counts.retry_exhausted), (3 * u64::from(SENT - 1), 0), "w{width}");
         // One cycle per QP context loaded, one per event, and the last
-        // NAK's request 4 cycles after it was taken.
+        // NAK's request 4 cycles after it was taken (2,404 cycles); 2 more
+        // of slack, as above.
         let bound = events + setup.nic.qps.len() as u64 + 2 + 4;
         assert!(run.cycles <= bound, "w{width}: {} cycles for {events} events (bound {bound})", run.cycles);
     }

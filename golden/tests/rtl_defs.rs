@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use metaroce_golden::cc_params::AckMode;
+use metaroce_golden::cc_table::CC_PARAMS;
 use metaroce_golden::cn_event::CnEventKind;
 use metaroce_golden::opcode::{CNP, RC_ACK};
 use metaroce_golden::reaction::{RateStage, RateTrigger};
@@ -24,6 +25,11 @@ fn kind_name(kind: CnEventKind) -> &'static str {
         CnEventKind::RxCnp => "rx_cnp",
         CnEventKind::TxData => "tx_data",
     }
+}
+
+/// The width of a `cfg` register (golden/src/cc_table.rs).
+fn register_width(name: &str) -> u32 {
+    CC_PARAMS.iter().flat_map(|p| p.registers).find(|r| r.name == name).expect("a register of the table").width
 }
 
 /// One group of codes: a comment, the Verilog prefix and width, and the
@@ -84,7 +90,7 @@ fn metaroce_defs_vh() -> String {
         &mut out,
         "Register ack_mode, cfg[`CFG_ACK_MODE] (golden/src/cc_table.rs AckMode).",
         "ACK_MODE",
-        2,
+        register_width("ack_mode"),
         &ack_modes,
     );
     writeln!(out, "\n// The CNP's BTH opcode (golden/src/opcode.rs).\nlocalparam [7:0] OPCODE_CNP = 8'h{CNP:02X};")
