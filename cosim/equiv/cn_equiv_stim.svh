@@ -151,7 +151,7 @@ function [7:0] pick_syndrome;
     integer r;
     begin
         r = rndr(100);
-        if (r < 45)      pick_syndrome = 8'h1F;
+        if (r < 45)      pick_syndrome = SYNDROME_ACK;
         else if (r < 85) pick_syndrome = SYNDROME_NAK_PSN;
         else             pick_syndrome = pick4(rndr(8'h1F), 8'h20 + rndr(32), 8'h61 + rndr(31), 8'h80 + rndr(128));
     end

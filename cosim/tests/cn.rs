@@ -425,21 +425,16 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
 
 #[test]
 fn both_points_take_an_event_every_cycle() {
-    use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
-    use metaroce_golden::cn_event::{CnEvent, CnEventKind};
     let (capture, setup) = common::capture_setup("cn/incast_8to1.pcap");
     // Received data without CE (no CNP) and sent data (no CNP yet, so no
     // timers), cycling over a few QPs so that consecutive events hit the
     // same RAM word and the forwarding paths of both points.
-    let mut stimulus = CnStimulus::default();
-    for i in 0..2000u64 {
+    let stimulus = CnStimulus::from_events((0..2000u64).map(|i| {
         let kind = if i % 3 == 0 { CnEventKind::TxData } else { CnEventKind::RxData };
         let mut ev = CnEvent::new(i, kind, [0x13, 0x13, 0x14, 0x15, 0x13][i as usize % 5]);
         ev.len = 1000;
-        stimulus.frame_ticks.push(i);
-        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
-    }
-    stimulus.frames_read = 2000;
+        ev
+    }));
     for width in DATA_WIDTHS {
         let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
         let run = cosim_cn_stimulus(&capture, stimulus.clone(), &options, &setup, &setup.regs);
@@ -460,33 +455,24 @@ fn both_points_take_an_event_every_cycle() {
 /// takes sent data of one QP every other cycle (§6.4).
 #[test]
 fn the_requester_takes_a_nak_every_cycle() {
-    use metaroce_cosim::blocks::cn::{CnInput, CnStimulus};
+    use metaroce_golden::responder::AETH_NAK_PSN_SEQ;
     let (capture, setup) = common::capture_setup("cn/rc_requester.pcap");
     const QPS: [u32; 3] = [0x120, 0x121, 0x122];
     const SENT: u32 = 400;
-    let mut stimulus = CnStimulus::default();
-    let mut push = |mut ev: CnEvent| {
-        let i = stimulus.inputs.len() as u64;
-        ev.time = i;
-        stimulus.frame_ticks.push(i);
-        stimulus.inputs.push(CnInput { frame: i + 1, event: ev });
-    };
-    for psn in 0..SENT {
-        for qp in QPS {
-            let mut ev = CnEvent::new(0, CnEventKind::TxData, qp);
-            (ev.len, ev.psn, ev.rc_req) = (1000, psn, true);
-            push(ev);
+    let sent = (0..SENT).flat_map(|psn| QPS.map(|qp| (CnEventKind::TxData, qp, psn)));
+    let naks = (1..SENT).flat_map(|psn| QPS.map(|qp| (CnEventKind::RxData, qp, psn)));
+    // One event a tick.
+    let stimulus = CnStimulus::from_events(sent.chain(naks).zip(0u64..).map(|((kind, qp, psn), tick)| {
+        let mut ev = CnEvent::new(tick, kind, qp);
+        ev.psn = psn;
+        if kind == CnEventKind::TxData {
+            (ev.len, ev.rc_req) = (1000, true);
+        } else {
+            (ev.len, ev.syndrome) = (60, Some(AETH_NAK_PSN_SEQ));
         }
-    }
-    for psn in 1..SENT {
-        for qp in QPS {
-            let mut ev = CnEvent::new(0, CnEventKind::RxData, qp);
-            (ev.len, ev.psn, ev.syndrome) = (60, psn, Some(0x60));
-            push(ev);
-        }
-    }
+        ev
+    }));
     let events = stimulus.inputs.len() as u64;
-    stimulus.frames_read = events;
     for width in DATA_WIDTHS {
         let options = CosimOptions::new(Model::plain(width), Handshake::full_speed(1));
         let run = cosim_cn_stimulus(&capture, stimulus.clone(), &options, &setup, &setup.regs);
