@@ -7,7 +7,7 @@
 `ifndef METAROCE_CFG_VH
 `define METAROCE_CFG_VH
 
-`define CFG_WIDTH 532
+`define CFG_WIDTH 537
 
 // mode (Same): Which reaction the notification and reaction points run.
 `define CFG_METAROCE 0:0
@@ -116,5 +116,9 @@
 // retry_cnt (Same): Go-backs the requester makes without progress; the next one puts the QP in error (retry exhausted).
 `define CFG_RETRY_CNT 531:529
 `define CFG_RETRY_CNT_W 3
+
+// retx_timeout (Same): The requester's retransmit timer, 4.096 us * 2^v (doubling with each retry); 0 has none.
+`define CFG_RETX_TIMEOUT 536:532
+`define CFG_RETX_TIMEOUT_W 5
 
 `endif

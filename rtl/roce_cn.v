@@ -155,20 +155,18 @@ wire resp_qpctx_ready;
 assign s_qpctx_ready = np_qpctx_ready && resp_qpctx_ready;
 
 // Received data goes to the notification point and, an RC request, to the
-// responder too, an ACK or NAK to the requester too; sent data goes to the
-// reaction point and, an RC request, to the requester too. An event is
+// responder too; sent data and CNPs go to the reaction point. Every event
+// goes to the requester as well: its time for the retransmit timers, and
+// its input when it is an ACK or NAK or a sent RC request. An event is
 // taken when every one it goes to can take it, and received data never
-// beside a waiting context load (which goes first). An unknown kind is
-// taken and dropped.
-wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready) && (!s_evt_syndrome_valid || req_ready);
-wire rp_open = rp_ready && (!tx_rc_req || req_ready);
-assign s_evt_ready = to_np ? rx_open : (to_rp ? rp_open : 1'b1);
-wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready)
-                    && (!s_evt_syndrome_valid || req_ready);
-wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready && (!s_evt_syndrome_valid || req_ready);
-wire rp_evt_valid = s_evt_valid && to_rp && (!tx_rc_req || req_ready);
-wire req_evt_valid = s_evt_valid && to_req && (rx_syndrome ? !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready)
-                                                           : rp_ready);
+// beside a waiting context load (which goes first). An unknown kind goes
+// to the requester alone, as time.
+wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready);
+assign s_evt_ready = req_ready && (to_np ? rx_open : (to_rp ? rp_ready : 1'b1));
+wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready) && req_ready;
+wire resp_evt_valid = s_evt_valid && to_resp && !s_qpctx_valid && np_ready && req_ready;
+wire rp_evt_valid = s_evt_valid && to_rp && req_ready;
+wire req_evt_valid = s_evt_valid && (to_np ? rx_open : (to_rp ? rp_ready : 1'b1));
 
 // The received packet's addresses, which its CNP or ACK answers with: one
 // bus (rtl/reply_addr.vh) to both reply points.
@@ -328,6 +326,7 @@ roce_requester #(
     .s_evt_valid(req_evt_valid),
     .s_evt_ready(req_ready),
     .s_evt_time(s_evt_time),
+    .s_evt_input(to_req),
     .s_evt_qp(s_evt_qp),
     .s_evt_tx(!rx_syndrome),
     .s_evt_psn(s_evt_psn),
@@ -357,10 +356,10 @@ always @(posedge clk) begin
         assert (!(s_evt_valid && s_evt_ready && to_np)
                 || (np_evt_valid && np_ready && (resp_evt_valid && resp_ready) == s_evt_rc_req))
         else metaroce_assertion_failed("roce_cn: an RC request taken by one point only");
-        // An event for the requester is taken by it and by the other point
-        // it goes to, or by neither.
-        assert (!(s_evt_valid && s_evt_ready && to_req) || (req_evt_valid && req_ready))
-        else metaroce_assertion_failed("roce_cn: an event for the requester taken without it");
+        // Every event is taken by the requester and by the points it goes
+        // to, or by none.
+        assert (!(s_evt_valid && s_evt_ready) || (req_evt_valid && req_ready))
+        else metaroce_assertion_failed("roce_cn: an event taken without the requester");
         assert (!(s_evt_valid && s_evt_ready && to_rp) || (rp_evt_valid && rp_ready))
         else metaroce_assertion_failed("roce_cn: a reaction-point event taken without it");
         assert (!(req_evt_valid && req_ready) || (s_evt_valid && s_evt_ready))

@@ -65,7 +65,9 @@ task make_cfg;
         cfg[`CFG_ACK_DSCP] = chance(500) ? 26 : rndr(64);
         cfg[`CFG_ACK_PCP] = chance(500) ? 3 : rndr(8);
         // From the second stream: the stimulus drawn after stays as it was.
-        swap_stream; cfg[`CFG_RETRY_CNT] = pick4(7, 7, 1, rndr(8)); swap_stream;
+        // retx_timeout mostly short, so that timers run out and scan.
+        swap_stream; cfg[`CFG_RETRY_CNT] = pick4(7, 7, 1, rndr(8));
+        cfg[`CFG_RETX_TIMEOUT] = pick4(1, 2, 14, rndr(24)); swap_stream;
     end
 endtask
 

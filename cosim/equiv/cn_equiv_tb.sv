@@ -178,7 +178,7 @@ integer n_qpctx = 0;
 integer n_beats = 0, n_frames = 0, n_cnp = 0, n_ack = 0, n_nak = 0, n_other = 0;
 integer n_rate = 0, n_rate_trig [0:3], n_rate_sent = 0;
 integer n_held_kind [0:3], n_axis_nr = 0, n_rate_nr = 0, n_retx_nr = 0;
-integer n_retx = 0, n_retx_one = 0, n_retx_many = 0, n_retx_exhausted = 0;
+integer n_retx = 0, n_retx_one = 0, n_retx_many = 0, n_retx_exhausted = 0, n_retx_timeout = 0;
 integer n_evt_stall = 0, n_qpctx_stall = 0, n_xpay = 0;
 integer max_gap_log2 = 0;
 integer n_busy_hi = 0;
@@ -463,6 +463,7 @@ initial begin
             if (n_m_retx_count == 1) n_retx_one = n_retx_one + 1;
             if (n_m_retx_count > 24) n_retx_many = n_retx_many + 1;
             if (n_m_retx_cause == CAUSE_RETRY_EXHAUSTED) n_retx_exhausted = n_retx_exhausted + 1;
+            if (n_m_retx_cause == CAUSE_TIMEOUT) n_retx_timeout = n_retx_timeout + 1;
             if ((^{n_m_retx_time, n_m_retx_qp, n_m_retx_psn, n_m_retx_count, n_m_retx_cause}) === 1'bx) n_xpay = n_xpay + 1;
         end
 
@@ -501,8 +502,8 @@ task print_counts;
                  n_beats, n_frames, n_cnp, n_ack, n_nak, n_other);
         $display("  m_rate   items %0d: trigger cnp %0d, timer %0d, byte_counter %0d, sent %0d; with sent=1 %0d",
                  n_rate, n_rate_trig[TRIGGER_CNP], n_rate_trig[TRIGGER_TIMER], n_rate_trig[TRIGGER_BYTE_COUNTER], n_rate_trig[TRIGGER_SENT], n_rate_sent);
-        $display("  m_retx   retransmit requests %0d: of one packet %0d, of more than 24 %0d, retry exhausted %0d (retry_cnt %0d)",
-                 n_retx, n_retx_one, n_retx_many, n_retx_exhausted, cfg[`CFG_RETRY_CNT]);
+        $display("  m_retx   retransmit requests %0d: of one packet %0d, of more than 24 %0d, timeout %0d, retry exhausted %0d (retry_cnt %0d, retx_timeout %0d)",
+                 n_retx, n_retx_one, n_retx_many, n_retx_timeout, n_retx_exhausted, cfg[`CFG_RETRY_CNT], cfg[`CFG_RETX_TIMEOUT]);
         $display("  busy     high %0d cycles", n_busy_hi);
         $display("  outputs with X in their payload while handed over: %0d", n_xpay);
         $display("  RTL assertion failures before cycle %0d (not fatal; only with --assert): %0d", assert_from, n_assert_early);

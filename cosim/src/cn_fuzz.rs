@@ -83,6 +83,7 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     let mut next_psn = [0u32; 14];
     let mut requester = RequesterDraws::new(seed, scenario);
     cc.retry_cnt = requester.retry_cnt;
+    cc.retx_timeout = requester.retx_timeout;
     for (local, psn) in next_psn.iter_mut().enumerate() {
         *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
         if local < 12 && dice.chance(70) {
@@ -179,6 +180,9 @@ struct RequesterDraws {
     storm: bool,
     /// Mostly few, so that QPs run out of retries and go to error.
     retry_cnt: u32,
+    /// Mostly short (8 to 262 µs), so that timers run out between the
+    /// scenario's events; now and then none or the default.
+    retx_timeout: u32,
 }
 
 impl RequesterDraws {
@@ -191,7 +195,12 @@ impl RequesterDraws {
         }
         let storm = dice.chance(10);
         let retry_cnt = if dice.chance(70) { dice.below(3) as u32 } else { 3 + dice.below(5) as u32 };
-        RequesterDraws { dice, next, storm, retry_cnt }
+        let retx_timeout = match dice.below(10) {
+            0 => 0,
+            1 => 7 + dice.below(17) as u32,
+            _ => 1 + dice.below(6) as u32,
+        };
+        RequesterDraws { dice, next, storm, retry_cnt, retx_timeout }
     }
 
     /// A sent packet: mostly an RC request, its PSN mostly the QP's next,
@@ -251,6 +260,7 @@ pub struct CnFuzzOutcome {
     pub rate_changes: u64,
     pub retx: u64,
     pub retry_exhausted: u64,
+    pub timeouts: u64,
     pub failure: Option<String>,
 }
 
@@ -274,6 +284,7 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
         outcome.rate_changes += counts.rate_changes;
         outcome.retx += counts.retx;
         outcome.retry_exhausted += counts.retry_exhausted;
+        outcome.timeouts += counts.timeouts;
     }
     outcome
 }
@@ -308,8 +319,8 @@ pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> 
     print_scenarios("cn", plan, out, |seed, first, count| {
         let o = run_cn_fuzz(seed, first, count);
         let counts = format!(
-            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests ({} retry exhausted)",
-            o.events, o.cnps, o.acks, o.rate_changes, o.retx, o.retry_exhausted
+            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests ({} timeout, {} retry exhausted)",
+            o.events, o.cnps, o.acks, o.rate_changes, o.retx, o.timeouts, o.retry_exhausted
         );
         (o.scenarios, counts, o.failure)
     })

@@ -205,6 +205,8 @@ pub struct RunCounts {
     pub retx: u64,
     /// ... of which retry exhausted (no go-back: the QP is in error).
     pub retry_exhausted: u64,
+    /// ... of which the retransmit timer's go-backs.
+    pub timeouts: u64,
     /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
     /// Pacer releases and drops.
@@ -219,6 +221,7 @@ impl RunCounts {
             acks: 0,
             retx: 0,
             retry_exhausted: 0,
+            timeouts: 0,
             rate_changes: rates as u64,
             releases: releases as u64,
         }
@@ -232,13 +235,21 @@ impl RunCounts {
     /// The counts with the requester's retransmit requests (each with its
     /// frame).
     pub fn retx(self, retx: &[(u64, RetxRequest)]) -> Self {
-        let exhausted = retx.iter().filter(|(_, r)| r.cause == RetxCause::RetryExhausted).count();
-        RunCounts { retx: retx.len() as u64, retry_exhausted: exhausted as u64, ..self }
+        let of = |cause| retx.iter().filter(|(_, r)| r.cause == cause).count() as u64;
+        RunCounts {
+            retx: retx.len() as u64,
+            retry_exhausted: of(RetxCause::RetryExhausted),
+            timeouts: of(RetxCause::Timeout),
+            ..self
+        }
     }
 
     /// The retransmit requests as the run lines give them.
     pub fn retx_text(&self) -> String {
-        format!("{} retransmit request(s) ({} retry exhausted)", self.retx, self.retry_exhausted)
+        format!(
+            "{} retransmit request(s) ({} timeout, {} retry exhausted)",
+            self.retx, self.timeouts, self.retry_exhausted
+        )
     }
 }
 

@@ -327,4 +327,11 @@ pub const CC_PARAMS: &[CcParam] = &[
         omit_default: true,
         ..num("retry_cnt", "", 7, Num(0), Num(7))
     },
+    CcParam {
+        source: "IBTA's Local ACK Timeout, 4.096 us * 2^v (the kernel's rdma_set_ack_timeout), the QP attribute `timeout` (5 bits; 24-31 left out so that the backoff fits the due's half range); 0 none, as rxe's qp_timeout_jiffies; 14 is perftest's DEF_QP_TIME",
+        doc: "The requester's retransmit timer, 4.096 us * 2^v (doubling with each retry); 0 has none.",
+        registers: &[reg("retx_timeout", 5, Same)],
+        omit_default: true,
+        ..num("retx_timeout", "", 14, Num(0), Num(23))
+    },
 ];

@@ -81,24 +81,22 @@ impl CongestionNotifier {
         Ok(())
     }
 
-    /// One event; a CNP, an ACK or NAK, rate changes and a retransmit
-    /// request go to the outputs. Received data goes to the notification
-    /// point, the responder and the requester (its ACKs and NAKs), sent
-    /// data to the reaction point and the requester (its RC requests), a
-    /// CNP to the reaction point; each part takes what is its own.
+    /// One event; a CNP, an ACK or NAK, rate changes and retransmit
+    /// requests go to the outputs. Received data goes to the notification
+    /// point and the responder, sent data and a CNP to the reaction point,
+    /// and every event to the requester (its time for the timers, and its
+    /// own input: ACKs and NAKs, sent RC requests); each part takes what
+    /// is its own.
     pub fn process(&mut self, ev: &CnEvent, out: &mut CnOutputs) {
         match ev.kind {
             CnEventKind::RxData => {
                 out.cnps.extend(self.np.receive(ev, &self.regs));
                 out.acks.extend(self.responder.receive(ev, &self.regs));
-                out.retx.extend(self.requester.handle(ev, &self.regs));
             }
-            CnEventKind::TxData => {
-                self.rp.handle(ev, &self.regs, &mut out.rates);
-                out.retx.extend(self.requester.handle(ev, &self.regs));
-            }
-            CnEventKind::RxCnp => self.rp.handle(ev, &self.regs, &mut out.rates),
+            CnEventKind::TxData | CnEventKind::RxCnp => self.rp.handle(ev, &self.regs, &mut out.rates),
         }
+        // Every event carries the time to the requester's timers.
+        self.requester.handle(ev, &self.regs, &mut out.retx);
     }
 }
 

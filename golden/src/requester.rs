@@ -2,7 +2,8 @@
 //! (IBTA vol. 1 §9.7.5; Linux rxe's `rxe_comp.c`). The RC requests this NIC
 //! sends and the ACKs and NAKs it receives in, retransmit requests out, as
 //! `rtl/roce_requester.v`. The retry limit counts go-backs without progress;
-//! no retransmit timer yet.
+//! the retransmit timer (rxe's `retransmit_timer`) goes back when no answer
+//! came in time, with a backoff that doubles per retry.
 
 use crate::cc_params::{AckMode, CcRegisters};
 use crate::cn_event::{CnEvent, CnEventKind};
@@ -17,20 +18,24 @@ const AETH_TYPE_MASK: u8 = 0xE0;
 pub enum RetxCause {
     /// A NAK "PSN sequence error" in the window: go back and send again.
     Nak = 0,
-    /// The NAK found the QP's retries used up: nothing is sent again, the
-    /// QP is in error from now on and its `count` packets are lost.
+    /// The NAK or the timer found the QP's retries used up: nothing is
+    /// sent again, the QP is in error from now on and its `count` packets
+    /// are lost.
     RetryExhausted = 1,
+    /// The retransmit timer ran out: go back to `una` and send again.
+    Timeout = 2,
 }
 
 impl RetxCause {
     /// Every cause, in code order.
-    pub const ALL: [RetxCause; 2] = [RetxCause::Nak, RetxCause::RetryExhausted];
+    pub const ALL: [RetxCause; 3] = [RetxCause::Nak, RetxCause::RetryExhausted, RetxCause::Timeout];
 
     /// The JSONL name.
     pub fn name(self) -> &'static str {
         match self {
             RetxCause::Nak => "nak",
             RetxCause::RetryExhausted => "retry_exhausted",
+            RetxCause::Timeout => "timeout",
         }
     }
 
@@ -45,7 +50,8 @@ impl RetxCause {
 /// [`RetxCause::RetryExhausted`], those packets will never be acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetxRequest {
-    /// The tick of the NAK that asked for it.
+    /// The tick of the event that asked for it: the NAK, or the event
+    /// at which the timer was found run out.
     pub time: u64,
     pub qp: u32,
     pub psn: u32,
@@ -53,13 +59,23 @@ pub struct RetxRequest {
     pub cause: RetxCause,
 }
 
-/// Per-QP state of the requester (one 53-bit RAM word in the RTL).
+/// The timer's unit: 2^12 ticks (ns), IBTA's 4.096 µs.
+pub const TIMER_UNIT_SHIFT: u32 = 12;
+/// No due to wait for (`quiet_until`): beyond every unit a 64-bit tick has.
+pub const QUIET_NONE: u64 = (1 << (64 - TIMER_UNIT_SHIFT)) - 1;
+
+/// Per-QP state of the requester (one 54-bit RAM word in the RTL; the
+/// timer's due is in a RAM of its own).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReqEntry {
     /// `una` and `nxt` hold a window (the QP has sent an RC request).
     pub valid: bool,
     /// Retry exhausted: the QP takes no more events (rxe's `rxe_qp_error`).
     pub error: bool,
+    /// The retransmit timer runs: set exactly while the window holds
+    /// packets (`una` != `nxt`) of a QP not in error, with `retx_timeout`
+    /// not 0.
+    pub armed: bool,
     /// Go-backs since `una` last moved on (0..=`retry_cnt`).
     pub retries: u8,
     /// The oldest unacknowledged PSN.
@@ -72,68 +88,169 @@ pub struct ReqEntry {
 #[derive(Debug, Clone)]
 pub struct Requester {
     pub entries: Vec<ReqEntry>,
+    /// Each QP's timer due while `armed`: a unit (tick >> 12) mod 2^32.
+    pub dues: Vec<u32>,
+    /// A unit no due comes before (§6.11 rule 7): an event of an earlier
+    /// unit finds no timer run out and needs no scan. [`QUIET_NONE`] while
+    /// no timer runs.
+    pub quiet_until: u64,
+}
+
+/// What one event does to a QP's timer, decided with its word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// As it was (running or not).
+    Keep,
+    /// (Re)start: due 2^(retx_timeout + retries) units from now.
+    Start,
+    /// Stop: the window is empty or the QP in error.
+    Stop,
 }
 
 impl Requester {
     /// Every QP without a window, as after the RTL's reset sweep. No
     /// context loads: the requester has no QP-context input.
     pub fn new(qp_count: usize) -> Self {
-        Requester { entries: vec![ReqEntry::default(); qp_count] }
+        Requester { entries: vec![ReqEntry::default(); qp_count], dues: vec![0; qp_count], quiet_until: QUIET_NONE }
     }
 
-    /// One event: a sent RC request (TxData with `rc_req`) or a received
-    /// ACK or NAK (RxData with `syndrome`); any other event, `ack_mode` off
-    /// or a QP beyond the table changes nothing. The retransmit request a
-    /// NAK makes, if any.
-    pub fn handle(&mut self, ev: &CnEvent, regs: &CcRegisters) -> Option<RetxRequest> {
+    /// One event, of any kind: every event first carries the time to the
+    /// timers (rule 7: the QPs whose timer has run out go back, in QP
+    /// order). Then a sent RC request (TxData with `rc_req`) or a received
+    /// ACK or NAK (RxData with `syndrome`) is the QP's input; any other
+    /// event, or a QP beyond the table, changes nothing more. With
+    /// `ack_mode` off nothing happens at all. The retransmit requests go
+    /// to `out`.
+    pub fn handle(&mut self, ev: &CnEvent, regs: &CcRegisters, out: &mut Vec<RetxRequest>) {
         if regs.ack_mode != AckMode::Rocev2 as u8 {
-            return None;
+            return;
         }
-        let entry = self.entries.get_mut(ev.qp as usize)?;
+        let unit = ev.time >> TIMER_UNIT_SHIFT;
+        if regs.retx_timeout != 0 && unit >= self.quiet_until {
+            self.scan(ev.time, regs, out);
+        }
+        let input = match (ev.kind, ev.syndrome) {
+            (CnEventKind::TxData, _) => ev.rc_req,
+            (CnEventKind::RxData, Some(_)) => true,
+            // Not the requester's input (§6.11).
+            _ => false,
+        };
+        let q = ev.qp as usize;
+        if !input || q >= self.entries.len() {
+            return;
+        }
+        if regs.retx_timeout != 0 {
+            // Any timer this event starts is due at 2^retx_timeout units
+            // or later: the bound comes down to that.
+            self.quiet_until = self.quiet_until.min(unit + (1 << regs.retx_timeout));
+        }
+        let entry = &mut self.entries[q];
         if entry.error {
             // Retry exhausted: the QP is done with (§6.11 rule 6).
-            return None;
+            return;
         }
         let psn = ev.psn & PSN_MASK;
-        match (ev.kind, ev.syndrome) {
-            (CnEventKind::TxData, _) if ev.rc_req => {
-                entry.sent(psn);
-                None
-            }
-            (CnEventKind::RxData, Some(syndrome)) => entry
-                .response(psn, syndrome, regs.retry_cnt)
-                .map(|(count, cause)| RetxRequest { time: ev.time, qp: ev.qp, psn, count, cause }),
-            // Not the requester's input (§6.11).
-            _ => None,
+        let (timer, retx) = match ev.syndrome {
+            None => (entry.sent(psn), None),
+            Some(syndrome) => entry.response(psn, syndrome, regs.retry_cnt),
+        };
+        entry.set_timer(timer, &mut self.dues[q], unit as u32, regs.retx_timeout);
+        if let Some((count, cause)) = retx {
+            out.push(RetxRequest { time: ev.time, qp: ev.qp, psn, count, cause });
         }
+    }
+
+    /// Rule 7: every running timer whose due has come (`unit - due` mod
+    /// 2^32 below 2^31) goes back to `una`, QP by QP; then `quiet_until` is
+    /// the nearest due left.
+    fn scan(&mut self, time: u64, regs: &CcRegisters, out: &mut Vec<RetxRequest>) {
+        let unit = time >> TIMER_UNIT_SHIFT;
+        let now = unit as u32;
+        let mut nearest: Option<u32> = None;
+        for (q, (entry, due)) in self.entries.iter_mut().zip(self.dues.iter_mut()).enumerate() {
+            if !entry.armed {
+                continue;
+            }
+            if now.wrapping_sub(*due) < 1 << 31 {
+                let (count, cause) = entry.go_back(entry.una, entry.retries, regs.retry_cnt, RetxCause::Timeout);
+                entry.set_timer(Timer::Start, due, now, regs.retx_timeout);
+                out.push(RetxRequest { time, qp: q as u32, psn: entry.una, count, cause });
+            }
+            if entry.armed {
+                let left = due.wrapping_sub(now);
+                nearest = Some(nearest.map_or(left, |n| n.min(left)));
+            }
+        }
+        self.quiet_until = nearest.map_or(QUIET_NONE, |left| unit + u64::from(left));
     }
 }
 
 impl ReqEntry {
-    /// §6.11 rule 1: a sent request of PSN `psn` moves `nxt` on when it is new.
-    fn sent(&mut self, psn: u32) {
+    /// Rule 7's timer after an event: a start sets the due from the
+    /// retries now counted (the backoff), unless the QP is in error or
+    /// there is no timer.
+    fn set_timer(&mut self, timer: Timer, due: &mut u32, now: u32, retx_timeout: u8) {
+        match timer {
+            Timer::Keep => {}
+            Timer::Start if retx_timeout != 0 && !self.error => {
+                self.armed = true;
+                *due = now.wrapping_add(1 << (retx_timeout + self.retries));
+            }
+            Timer::Start | Timer::Stop => self.armed = false,
+        }
+    }
+
+    /// §6.11 rule 1: a sent request of PSN `psn` moves `nxt` on when it is
+    /// new. The timer starts when it was not running (rxe_req.c starts it
+    /// unless pending), and stops when `nxt` has come round to `una`.
+    fn sent(&mut self, psn: u32) -> Timer {
         let next = (psn + 1) & PSN_MASK;
         if !self.valid {
             // The first request seen opens the window (a capture that
             // starts in the middle of a flow).
             *self = ReqEntry { valid: true, una: psn, nxt: next, ..*self };
-            return;
+            return Timer::Start;
         }
         // How far beyond nxt the packet ends, as a signed 24-bit number
         // (rxe's psn_compare): 1..2^23-1 is a new packet (gaps allowed);
         // 0 or behind is a retransmission, which leaves nxt where it is.
         let d = next.wrapping_sub(self.nxt) & PSN_MASK;
-        if d != 0 && d < PSN_HALF {
-            self.nxt = next;
+        if d == 0 || d >= PSN_HALF {
+            return Timer::Keep;
+        }
+        self.nxt = next;
+        if next == self.una {
+            // 2^24 packets in flight: the window reads as empty.
+            Timer::Stop
+        } else if self.armed {
+            Timer::Keep
+        } else {
+            Timer::Start
         }
     }
 
-    /// §6.11 rules 2-6: an ACK or NAK of PSN `psn`; for a NAK "PSN
-    /// sequence error" inside the window the count from it to `nxt`, and
-    /// whether it goes back or finds the retries used up (`retry_cnt`).
-    fn response(&mut self, psn: u32, syndrome: u8, retry_cnt: u8) -> Option<(u32, RetxCause)> {
+    /// A go-back from `psn` (rules 4, 6 and 7) with `retries` counted
+    /// before it: one more retry, or, with none left, retry exhausted and
+    /// the QP in error. The count from `psn` to `nxt`, and `cause` or
+    /// retry exhausted.
+    fn go_back(&mut self, psn: u32, retries: u8, retry_cnt: u8, cause: RetxCause) -> (u32, RetxCause) {
+        let count = self.nxt.wrapping_sub(psn) & PSN_MASK;
+        self.una = psn;
+        if retries == retry_cnt {
+            self.error = true;
+            return (count, RetxCause::RetryExhausted);
+        }
+        self.retries = retries + 1;
+        (count, cause)
+    }
+
+    /// §6.11 rules 2-7: an ACK or NAK of PSN `psn`: what it does to the
+    /// timer, and for a NAK "PSN sequence error" inside the window the
+    /// count from it to `nxt`, and whether it goes back or finds the
+    /// retries used up (`retry_cnt`).
+    fn response(&mut self, psn: u32, syndrome: u8, retry_cnt: u8) -> (Timer, Option<(u32, RetxCause)>) {
         if !self.valid {
-            return None;
+            return (Timer::Keep, None);
         }
         // Only a PSN in [una, nxt) answers a packet still in flight: one
         // behind una is stale, already acknowledged (rxe check_psn drops a
@@ -142,38 +259,34 @@ impl ReqEntry {
         let inflight = self.nxt.wrapping_sub(self.una) & PSN_MASK;
         let k = psn.wrapping_sub(self.una) & PSN_MASK;
         if k >= inflight {
-            return None;
+            return (Timer::Keep, None);
         }
         if syndrome & AETH_TYPE_MASK == 0 {
             // Rule 3, ACK: its PSN is the last packet the responder
             // acknowledges (§6.10), so everything up to it is done (rxe
             // COMPST_UPDATE_COMP: comp.psn = psn + 1). Progress: the retries
             // count again from 0 (rxe's reset_retry_counters on an ACK).
+            // The timer starts again while packets are in flight, and
+            // stops when none are (rxe's completer, COMPST_EXIT).
             self.una = (psn + 1) & PSN_MASK;
             self.retries = 0;
-            None
+            (if self.una == self.nxt { Timer::Stop } else { Timer::Start }, None)
         } else if syndrome == AETH_NAK_PSN_SEQ {
             // Rule 4, NAK: its PSN is the responder's expected one;
             // everything before it is acknowledged, everything from it on
             // is sent again (rxe check_ack: comp.psn = psn, then req_retry
             // from there; IBTA's go-back-N).
-            let count = self.nxt.wrapping_sub(psn) & PSN_MASK;
             // Rule 6: a NAK that acknowledges packets is progress; then
             // this go-back is one more retry, unless there is none left
             // (rxe COMPST_ERROR_RETRY: retry_cnt > 0 retries, 0 errors).
+            // Rule 7: the go-back starts the timer again, backed off.
             let retries = if k == 0 { self.retries } else { 0 };
-            self.una = psn;
-            if retries == retry_cnt {
-                self.error = true;
-                return Some((count, RetxCause::RetryExhausted));
-            }
-            self.retries = retries + 1;
-            Some((count, RetxCause::Nak))
+            (Timer::Start, Some(self.go_back(psn, retries, retry_cnt, RetxCause::Nak)))
         } else {
             // Rule 5: RNR NAK (0x20-0x3F, rxe's timer), the other NAK codes
             // (0x61-0x7F, errors that complete the work request),
             // reserved types (0x40-0x5F, 0x80-0xFF): not yet.
-            None
+            (Timer::Keep, None)
         }
     }
 }
@@ -188,9 +301,11 @@ mod tests {
     /// RNR NAK, timer field 1 (0.01 ms).
     const RNR_NAK: u8 = 0x21;
 
+    /// The window rules alone: no timer (these tests' ticks go back).
     fn regs() -> CcRegisters {
         let mut regs = CcParams::default().registers().unwrap();
         regs.ack_mode = AckMode::Rocev2 as u8;
+        regs.retx_timeout = 0;
         regs
     }
 
@@ -211,9 +326,17 @@ mod tests {
         ev
     }
 
+    /// One event's request, if any (these tests make at most one).
+    fn one(r: &mut Requester, ev: &CnEvent, regs: &CcRegisters) -> Option<RetxRequest> {
+        let mut out = Vec::new();
+        r.handle(ev, regs, &mut out);
+        assert!(out.len() <= 1, "{out:?}");
+        out.pop()
+    }
+
     fn send_all(r: &mut Requester, psns: impl IntoIterator<Item = u32>) {
         for psn in psns {
-            assert_eq!(r.handle(&sent(psn), &regs()), None);
+            assert_eq!(one(r, &sent(psn), &regs()), None);
         }
     }
 
@@ -240,37 +363,37 @@ mod tests {
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
         // The first NAK acknowledges 10..12: progress, then retry 1.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
         // The same PSN again: no progress, retry 2.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &two), retx(13, 7));
         assert_eq!(r.entries[QP as usize].retries, 2);
         // None left: retry exhausted, the QP in error.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &two), exhausted(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &two), exhausted(13, 7));
         assert!(r.entries[QP as usize].error);
         // An error QP takes nothing more: requests, ACKs, NAKs.
         let before = r.entries[QP as usize];
         for ev in [sent(20), answer(15, AETH_ACK), answer(14, AETH_NAK_PSN_SEQ)] {
-            assert_eq!(r.handle(&ev, &two), None, "{ev:?}");
+            assert_eq!(one(&mut r, &ev, &two), None, "{ev:?}");
         }
         assert_eq!(r.entries[QP as usize], before);
     }
 
     #[test]
     fn progress_restarts_the_retries() {
-        let one = with_retry_cnt(1);
+        let one_retry = with_retry_cnt(1);
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(10, AETH_NAK_PSN_SEQ), &one), retx(10, 10));
+        assert_eq!(one(&mut r, &answer(10, AETH_NAK_PSN_SEQ), &one_retry), retx(10, 10));
         // An ACK moves una on: the retries start again.
-        assert_eq!(r.handle(&answer(11, AETH_ACK), &one), None);
+        assert_eq!(one(&mut r, &answer(11, AETH_ACK), &one_retry), None);
         assert_eq!(r.entries[QP as usize].retries, 0);
-        assert_eq!(r.handle(&answer(12, AETH_NAK_PSN_SEQ), &one), retx(12, 8));
+        assert_eq!(one(&mut r, &answer(12, AETH_NAK_PSN_SEQ), &one_retry), retx(12, 8));
         // A NAK that acknowledges packets (13 > 12) is progress too.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &one), retx(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &one_retry), retx(13, 7));
         // ... and one that does not, with the one retry used: exhausted.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &one), exhausted(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &one_retry), exhausted(13, 7));
         // A stale ACK is no progress and does not revive the QP.
-        assert_eq!(r.handle(&answer(12, AETH_ACK), &one), None);
+        assert_eq!(one(&mut r, &answer(12, AETH_ACK), &one_retry), None);
         assert!(r.entries[QP as usize].error);
     }
 
@@ -279,7 +402,7 @@ mod tests {
         let zero = with_retry_cnt(0);
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(15, AETH_NAK_PSN_SEQ), &zero), exhausted(15, 5));
+        assert_eq!(one(&mut r, &answer(15, AETH_NAK_PSN_SEQ), &zero), exhausted(15, 5));
         assert_eq!(entry(&r), (true, 15, 20));
         // Another QP is not touched.
         assert!(!r.entries[QP as usize + 1].error);
@@ -290,7 +413,7 @@ mod tests {
         for cause in RetxCause::ALL {
             assert_eq!(RetxCause::from_code(cause as u8), Some(cause));
         }
-        assert_eq!(RetxCause::from_code(2), None);
+        assert_eq!(RetxCause::from_code(3), None);
     }
 
     #[test]
@@ -298,13 +421,13 @@ mod tests {
         let mut r = Requester::new(1024);
         send_all(&mut r, 100..110);
         assert_eq!(entry(&r), (true, 100, 110));
-        assert_eq!(r.handle(&answer(103, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(103, AETH_ACK), &regs()), None);
         assert_eq!(entry(&r), (true, 104, 110));
         // Any ACK syndrome (type 000, any credit count) is an ACK.
-        assert_eq!(r.handle(&answer(109, 0x00), &regs()), None);
+        assert_eq!(one(&mut r, &answer(109, 0x00), &regs()), None);
         assert_eq!(entry(&r), (true, 110, 110));
         // The window is empty: an ACK of the same PSN answers nothing.
-        assert_eq!(r.handle(&answer(109, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(109, AETH_ACK), &regs()), None);
         assert_eq!(entry(&r), (true, 110, 110));
     }
 
@@ -312,12 +435,12 @@ mod tests {
     fn nak_goes_back_to_its_psn_with_the_count_in_flight() {
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &regs()), retx(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &regs()), retx(13, 7));
         assert_eq!(entry(&r), (true, 13, 20));
         // A NAK at una itself goes back too.
-        assert_eq!(r.handle(&answer(13, AETH_NAK_PSN_SEQ), &regs()), retx(13, 7));
+        assert_eq!(one(&mut r, &answer(13, AETH_NAK_PSN_SEQ), &regs()), retx(13, 7));
         // The newest packet NAKed: one to send again.
-        assert_eq!(r.handle(&answer(19, AETH_NAK_PSN_SEQ), &regs()), retx(19, 1));
+        assert_eq!(one(&mut r, &answer(19, AETH_NAK_PSN_SEQ), &regs()), retx(19, 1));
         assert_eq!(entry(&r), (true, 19, 20));
     }
 
@@ -325,15 +448,15 @@ mod tests {
     fn nak_outside_the_window_is_ignored() {
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(14, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(14, AETH_ACK), &regs()), None);
         // Behind una (already acknowledged), at nxt, beyond nxt.
         for psn in [9, 14, 20, 21, 10 + PSN_HALF] {
-            assert_eq!(r.handle(&answer(psn, AETH_NAK_PSN_SEQ), &regs()), None, "psn {psn}");
+            assert_eq!(one(&mut r, &answer(psn, AETH_NAK_PSN_SEQ), &regs()), None, "psn {psn}");
         }
         assert_eq!(entry(&r), (true, 15, 20));
         // Nothing sent yet: nothing to go back to.
         let mut fresh = Requester::new(1024);
-        assert_eq!(fresh.handle(&answer(0, AETH_NAK_PSN_SEQ), &regs()), None);
+        assert_eq!(one(&mut fresh, &answer(0, AETH_NAK_PSN_SEQ), &regs()), None);
         assert_eq!(entry(&fresh), (false, 0, 0));
     }
 
@@ -341,11 +464,11 @@ mod tests {
     fn stale_ack_is_ignored() {
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(15, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(15, AETH_ACK), &regs()), None);
         // An older ACK (the responder's duplicate re-ACK of epsn - 1 included)
         // or one beyond what was sent moves nothing back or forward.
         for psn in [15, 14, 10, 9, 20, 25] {
-            assert_eq!(r.handle(&answer(psn, AETH_ACK), &regs()), None, "psn {psn}");
+            assert_eq!(one(&mut r, &answer(psn, AETH_ACK), &regs()), None, "psn {psn}");
             assert_eq!(entry(&r), (true, 16, 20), "psn {psn}");
         }
     }
@@ -354,7 +477,7 @@ mod tests {
     fn retransmitted_tx_data_does_not_move_nxt() {
         let mut r = Requester::new(1024);
         send_all(&mut r, 10..20);
-        assert_eq!(r.handle(&answer(12, AETH_NAK_PSN_SEQ), &regs()), retx(12, 8));
+        assert_eq!(one(&mut r, &answer(12, AETH_NAK_PSN_SEQ), &regs()), retx(12, 8));
         send_all(&mut r, 12..20);
         assert_eq!(entry(&r), (true, 12, 20));
         // A packet older than una, too.
@@ -375,12 +498,12 @@ mod tests {
         let mut r = Requester::new(1024);
         send_all(&mut r, [PSN_MASK - 2, PSN_MASK - 1, PSN_MASK, 0, 1]);
         assert_eq!(entry(&r), (true, PSN_MASK - 2, 2));
-        assert_eq!(r.handle(&answer(PSN_MASK - 1, AETH_NAK_PSN_SEQ), &regs()), retx(PSN_MASK - 1, 4));
-        assert_eq!(r.handle(&answer(PSN_MASK, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(PSN_MASK - 1, AETH_NAK_PSN_SEQ), &regs()), retx(PSN_MASK - 1, 4));
+        assert_eq!(one(&mut r, &answer(PSN_MASK, AETH_ACK), &regs()), None);
         assert_eq!(entry(&r), (true, 0, 2));
-        assert_eq!(r.handle(&answer(0, AETH_NAK_PSN_SEQ), &regs()), retx(0, 2));
+        assert_eq!(one(&mut r, &answer(0, AETH_NAK_PSN_SEQ), &regs()), retx(0, 2));
         // Bits above the 24 are not the PSN's.
-        assert_eq!(r.handle(&answer(0x100_0000, AETH_ACK), &regs()), None);
+        assert_eq!(one(&mut r, &answer(0x100_0000, AETH_ACK), &regs()), None);
         assert_eq!(entry(&r), (true, 1, 2));
         send_all(&mut r, [0x100_0002]);
         assert_eq!(entry(&r), (true, 1, 3));
@@ -395,11 +518,11 @@ mod tests {
         let mut off = regs();
         off.ack_mode = AckMode::Off as u8;
         let mut r = Requester::new(1024);
-        assert_eq!(r.handle(&sent(10), &off), None);
+        assert_eq!(one(&mut r, &sent(10), &off), None);
         assert_eq!(entry(&r), (false, 0, 0));
         send_all(&mut r, 10..20);
         for ev in [sent(20), answer(12, AETH_NAK_PSN_SEQ), answer(12, AETH_ACK)] {
-            assert_eq!(r.handle(&ev, &off), None);
+            assert_eq!(one(&mut r, &ev, &off), None);
         }
         assert_eq!(entry(&r), (true, 10, 20));
     }
@@ -410,7 +533,7 @@ mod tests {
         let before = r.entries.clone();
         for mut ev in [sent(10), answer(10, AETH_NAK_PSN_SEQ)] {
             ev.qp = 8;
-            assert_eq!(r.handle(&ev, &regs()), None);
+            assert_eq!(one(&mut r, &ev, &regs()), None);
         }
         assert_eq!(r.entries, before);
     }
@@ -421,7 +544,7 @@ mod tests {
         send_all(&mut r, 10..20);
         // RNR NAK, the other NAK codes, the reserved types.
         for syndrome in [RNR_NAK, 0x3F, 0x40, 0x5F, 0x61, 0x63, 0x7F, 0x80, 0xE0, 0xFF] {
-            assert_eq!(r.handle(&answer(12, syndrome), &regs()), None, "syndrome {syndrome:#04x}");
+            assert_eq!(one(&mut r, &answer(12, syndrome), &regs()), None, "syndrome {syndrome:#04x}");
         }
         // Not its input: a sent frame that is no RC request, received data without
         // an AETH, a CNP.
@@ -433,8 +556,126 @@ mod tests {
         let mut cnp = answer(12, AETH_NAK_PSN_SEQ);
         cnp.kind = CnEventKind::RxCnp;
         for ev in [not_rc, data, cnp] {
-            assert_eq!(r.handle(&ev, &regs()), None, "{ev:?}");
+            assert_eq!(one(&mut r, &ev, &regs()), None, "{ev:?}");
         }
         assert_eq!(entry(&r), (true, 10, 20));
+    }
+
+    /// retx_timeout 2: 4 units (16,384 ticks), doubling per retry.
+    fn timed(retry_cnt: u8) -> CcRegisters {
+        CcRegisters { retx_timeout: 2, retry_cnt, ..regs() }
+    }
+
+    /// An event of a unit (2^12 ticks) that is no input of QP 7: a tick.
+    fn tick(unit: u64) -> CnEvent {
+        CnEvent::new(unit << TIMER_UNIT_SHIFT, CnEventKind::RxCnp, QP)
+    }
+
+    fn at(unit: u64, mut ev: CnEvent) -> CnEvent {
+        ev.time = unit << TIMER_UNIT_SHIFT;
+        ev
+    }
+
+    fn all(r: &mut Requester, ev: &CnEvent, regs: &CcRegisters) -> Vec<(u64, u32, u32, u32, RetxCause)> {
+        let mut out = Vec::new();
+        r.handle(ev, regs, &mut out);
+        out.iter().map(|q| (q.time >> TIMER_UNIT_SHIFT, q.qp, q.psn, q.count, q.cause)).collect()
+    }
+
+    #[test]
+    fn the_timer_goes_back_from_una_and_backs_off() {
+        let regs = timed(2);
+        let mut r = Requester::new(16);
+        for psn in 10..14 {
+            assert!(all(&mut r, &at(1, sent(psn)), &regs).is_empty());
+        }
+        // Started by the first request at unit 1: due at 5, not before.
+        assert_eq!((r.entries[QP as usize].armed, r.dues[QP as usize], r.quiet_until), (true, 5, 5));
+        assert!(all(&mut r, &tick(4), &regs).is_empty());
+        // An ACK of 10 at 3 starts it again: due at 7.
+        assert!(all(&mut r, &at(3, answer(10, AETH_ACK)), &regs).is_empty());
+        assert!(all(&mut r, &tick(6), &regs).is_empty());
+        assert_eq!(all(&mut r, &tick(7), &regs), [(7, QP, 11, 3, RetxCause::Timeout)]);
+        // Retry 1: 2^(2+1) units.
+        assert_eq!((r.dues[QP as usize], r.quiet_until), (15, 15));
+        assert!(all(&mut r, &tick(14), &regs).is_empty());
+        assert_eq!(all(&mut r, &tick(100), &regs), [(100, QP, 11, 3, RetxCause::Timeout)]);
+        assert_eq!(r.dues[QP as usize], 116);
+        // The third finds both retries used: exhausted, no timer.
+        assert_eq!(all(&mut r, &tick(116), &regs), [(116, QP, 11, 3, RetxCause::RetryExhausted)]);
+        let e = r.entries[QP as usize];
+        assert!(e.error && !e.armed);
+        assert_eq!(r.quiet_until, QUIET_NONE);
+        assert!(all(&mut r, &tick(1_000), &regs).is_empty());
+    }
+
+    #[test]
+    fn the_timer_stops_with_nothing_in_flight_and_restarts_on_the_next_request() {
+        let regs = timed(7);
+        let mut r = Requester::new(16);
+        send_all_at(&mut r, 0, 10..12, &regs);
+        assert!(all(&mut r, &at(2, answer(11, AETH_ACK)), &regs).is_empty());
+        assert!(!r.entries[QP as usize].armed);
+        // Nothing runs: the bound stays where the ACK put it, and the scan
+        // at 6 finds nothing and clears it.
+        assert!(all(&mut r, &tick(6), &regs).is_empty());
+        assert_eq!(r.quiet_until, QUIET_NONE);
+        send_all_at(&mut r, 50, [12], &regs);
+        assert_eq!(r.dues[QP as usize], 54);
+        // A second request does not move a running timer.
+        send_all_at(&mut r, 52, [13], &regs);
+        assert_eq!(r.dues[QP as usize], 54);
+        // A NAK goes back and backs off: retry 1, due 2^3 later.
+        assert_eq!(all(&mut r, &at(53, answer(13, AETH_NAK_PSN_SEQ)), &regs), [(53, QP, 13, 1, RetxCause::Nak)]);
+        assert_eq!(r.dues[QP as usize], 61);
+        assert_eq!(all(&mut r, &tick(61), &regs), [(61, QP, 13, 1, RetxCause::Timeout)]);
+    }
+
+    #[test]
+    fn one_scan_fires_every_qp_due_in_qp_order_before_the_event() {
+        let regs = timed(7);
+        let mut r = Requester::new(16);
+        for (qp, unit) in [(9, 1), (3, 2), (5, 4)] {
+            let mut ev = at(unit, sent(100));
+            ev.qp = qp;
+            assert!(all(&mut r, &ev, &regs).is_empty());
+        }
+        // At 6 QPs 9 and 3 are due (5 and 6), 5 is not (8); then the
+        // event's own NAK of QP 3, which finds its retry 1 counted.
+        let mut nak = at(6, answer(100, AETH_NAK_PSN_SEQ));
+        nak.qp = 3;
+        assert_eq!(
+            all(&mut r, &nak, &regs),
+            [(6, 3, 100, 1, RetxCause::Timeout), (6, 9, 100, 1, RetxCause::Timeout), (6, 3, 100, 1, RetxCause::Nak)]
+        );
+        assert_eq!(r.entries[3].retries, 2);
+        // The nearest due left: QP 5's (8), before QP 9's (6 + 8) and QP
+        // 3's (6 + 16).
+        assert_eq!((r.dues[5], r.dues[9], r.dues[3], r.quiet_until), (8, 14, 22, 8));
+        // No timer, no scan: a QP in flight never times out.
+        let mut off = Requester::new(16);
+        let untimed = CcRegisters { retx_timeout: 0, ..regs };
+        send_all_at(&mut off, 0, [1], &untimed);
+        assert!(all(&mut off, &tick(1 << 40), &untimed).is_empty());
+        assert_eq!(off.quiet_until, QUIET_NONE);
+    }
+
+    #[test]
+    fn dues_compare_mod_2_pow_32() {
+        let regs = timed(7);
+        let mut r = Requester::new(16);
+        // Started 2 units before the 32-bit unit wraps: due at 2 of the
+        // next round.
+        let base = (1u64 << 32) - 2;
+        send_all_at(&mut r, base, [1], &regs);
+        assert_eq!(r.dues[QP as usize], 2);
+        assert!(all(&mut r, &tick(base + 3), &regs).is_empty());
+        assert_eq!(all(&mut r, &tick(base + 4), &regs), [(base + 4, QP, 1, 1, RetxCause::Timeout)]);
+    }
+
+    fn send_all_at(r: &mut Requester, unit: u64, psns: impl IntoIterator<Item = u32>, regs: &CcRegisters) {
+        for psn in psns {
+            assert!(all(r, &at(unit, sent(psn)), regs).is_empty());
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! NIC sends and the ACKs and NAKs that come back, taken at its own port.
 //! The answers are the golden responder's (§6.10), run at the far end of a
 //! 1 µs link, and the retransmissions are the golden requester's own
-//! requests: a packet or an ACK lost on the way is all the capture makes up.
+//! requests (a NAK's go-back or its timer's): a packet or an ACK lost on the
+//! way is all the capture makes up.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
@@ -10,7 +11,7 @@ use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 use metaroce_golden::cc_params::{AckMode, CcParams};
 use metaroce_golden::cn_event::{NicConfig, QpContext};
 use metaroce_golden::record::MacAddr;
-use metaroce_golden::requester::RetxCause;
+use metaroce_golden::requester::{RetxCause, RetxRequest};
 use metaroce_golden::responder::PSN_MASK;
 
 use super::entry::Capture;
@@ -31,13 +32,15 @@ const REMOTE_OFFSET: u32 = 0x100;
 const ECHO_NS: u64 = 8_000;
 
 /// One flow of this NIC to the responder: the PSNs it sends, the first
-/// transmissions lost on the way there, and the answers (by their order
-/// among the flow's ACKs and NAKs) lost or duplicated on the way back.
+/// transmissions and the resends lost on the way there, and the answers (by
+/// their order among the flow's ACKs and NAKs) lost or duplicated on the
+/// way back.
 struct Flow {
     to: Requester,
     next_new: u32,
     end: u32,
     lost_first: BTreeSet<u32>,
+    lost_resent: BTreeSet<u32>,
     lost_answers: BTreeSet<usize>,
     echoed_answers: BTreeSet<usize>,
     /// PSNs the requester asked to send again, in order.
@@ -53,6 +56,7 @@ impl Flow {
             next_new: first,
             end: first.wrapping_add(packets) & PSN_MASK,
             lost_first: BTreeSet::new(),
+            lost_resent: BTreeSet::new(),
             lost_answers: BTreeSet::new(),
             echoed_answers: BTreeSet::new(),
             resend: VecDeque::new(),
@@ -72,8 +76,19 @@ impl Flow {
             }
             None => return None,
         };
-        let first = self.sent.insert(psn);
-        Some((psn, first && self.lost_first.contains(&psn)))
+        let lost = if self.sent.insert(psn) { &self.lost_first } else { &self.lost_resent };
+        Some((psn, lost.contains(&psn)))
+    }
+
+    /// The requester's request for the flow: send `count` PSNs from `psn`
+    /// again, or, retry exhausted, give up.
+    fn retransmit(&mut self, psn: u32, count: u32, cause: RetxCause) {
+        self.resend.clear();
+        if cause == RetxCause::RetryExhausted {
+            self.next_new = self.end;
+        } else {
+            self.resend.extend((0..count).map(|k| (psn + k) & PSN_MASK));
+        }
     }
 }
 
@@ -108,8 +123,45 @@ fn go_back_n_at_requester() -> Capture {
     flows[1].lost_answers.insert(1);
     flows[2].lost_first.extend([3, 6]);
     flows[2].echoed_answers.insert(0);
-
     let cc = CcParams { ack_mode: AckMode::Rocev2, ack_coalesce_pkts: 8, ..CcParams::default() };
+    run_story("cn/rc_requester.pcap", flows, cc)
+}
+
+/// `cn/rc_timeout.pcap`: the retransmit timer (§6.11 rule 7), with
+/// `retx_timeout` 1 (2 units of 4,096 ns: 8.2 µs, then 16.4 and 32.8 µs
+/// as retries back it off) and `retry_cnt` 2; otherwise as
+/// `cn/rc_requester.pcap`.
+/// - QP 0x120 → 0x20 (IPv4): PSNs 8-15, the last four lost (a lost tail):
+///   no later packet makes a NAK, and 8-11 are too few for an ACK, so only
+///   the timer recovers them; the resend of 15 asks for the ACK.
+/// - QP 0x121 → 0x21 (IPv6 on VLAN 300): PSNs 50-53; 52 is lost, 53's NAK
+///   goes back, and every resend of 52 and 53 is lost (a black hole): the
+///   timer goes back once more, then finds the retries used up.
+/// - QP 0x122 → 0x22 (IPv4): 256 packets, nothing lost, whose sends and
+///   ACKs carry the time on.
+fn timer_at_requester() -> Capture {
+    let mut flows = vec![
+        Flow::new(Requester { host: LOCAL, local_qp: 0x20, ipv6: false, vlan: None }, 8, 8),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x21, ipv6: true, vlan: Some(300) }, 50, 4),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x22, ipv6: false, vlan: None }, 0, 256),
+    ];
+    flows[0].lost_first.extend(12..16);
+    flows[1].lost_first.insert(52);
+    flows[1].lost_resent.extend([52, 53]);
+    let cc = CcParams {
+        ack_mode: AckMode::Rocev2,
+        ack_coalesce_pkts: 8,
+        retx_timeout: 1,
+        retry_cnt: 2,
+        ..CcParams::default()
+    };
+    run_story("cn/rc_timeout.pcap", flows, cc)
+}
+
+/// The capture `name` of this NIC running `flows` against the responder,
+/// both NICs with `cc`: the flows send in turn, one packet every 200 ns,
+/// and each answer comes back 2 µs after its request was sent.
+fn run_story(name: &str, mut flows: Vec<Flow>, cc: CcParams) -> Capture {
     let nic_of = |host: u8, mirrored: bool| NicConfig {
         local_mac: Some(MacAddr(host_mac(host)).to_string()),
         qps: flows
@@ -159,10 +211,7 @@ fn go_back_n_at_requester() -> Capture {
                 }
                 Arrival::AtRequester(data) => {
                     frames.push(GenFrame::at(at, data.clone()));
-                    for (qp, psn, count) in answers(&mut local, &data, at).retx {
-                        let k = flow_of(&flows, qp - REMOTE_OFFSET);
-                        flows[k].resend = (0..count).map(|k| (psn + k) & PSN_MASK).collect();
-                    }
+                    retransmit(&mut flows, answers(&mut local, &data, at).retx);
                 }
             }
         }
@@ -176,8 +225,9 @@ fn go_back_n_at_requester() -> Capture {
                 let (psn, lost) = f.take().expect("the flow has a PSN to send");
                 let data = f.to.frame(SEND_ONLY, psn, psn % 16 == 15, ECT0);
                 frames.push(GenFrame::at(now, data.clone()));
-                // What sending makes (rate changes) is not in the capture.
-                answers(&mut local, &data, now);
+                // What sending makes (rate changes) is not in the capture;
+                // the time it carries may run a timer out.
+                retransmit(&mut flows, answers(&mut local, &data, now).retx);
                 if !lost {
                     in_flight.push(Arrival::AtResponder(data));
                     arrivals.push(Reverse((now + LINK_NS, in_flight.len() as u64, in_flight.len() - 1)));
@@ -188,7 +238,15 @@ fn go_back_n_at_requester() -> Capture {
             None => now = arrivals.peek().map(|Reverse((at, _, _))| *at).expect("an arrival"),
         }
     }
-    Capture { name: "cn/rc_requester.pcap".into(), frames, expect_error: None, nic: Some(nic) }
+    Capture { name: name.into(), frames, expect_error: None, nic: Some(nic) }
+}
+
+/// Hands the requester's requests to their flows.
+fn retransmit(flows: &mut [Flow], requests: Vec<RetxRequest>) {
+    for r in requests {
+        let k = flow_of(flows, r.qp - REMOTE_OFFSET);
+        flows[k].retransmit(r.psn, r.count, r.cause);
+    }
 }
 
 /// The flow whose responder QP is `qp`.
@@ -197,11 +255,11 @@ fn flow_of(flows: &[Flow], qp: u32) -> usize {
 }
 
 /// What one frame made a side send: ACKs and NAKs (the responder's QP and
-/// the frame), and retransmit requests (QP, PSN, count).
+/// the frame), and retransmit requests.
 #[derive(Default)]
 struct Answers {
     acks: Vec<(u32, Vec<u8>)>,
-    retx: Vec<(u32, u32, u32)>,
+    retx: Vec<RetxRequest>,
 }
 
 /// Runs `side` on one frame and takes what it sent for it.
@@ -211,12 +269,11 @@ fn answers(side: &mut Side, data: &[u8], time_ns: u64) -> Answers {
     side.out.rates.clear();
     Answers {
         acks: side.out.acks.drain(..).map(|a| (a.local_qp, a.frame)).collect(),
-        // A go-back only: the capture's flows never use up their retries.
-        retx: side.out.retx.drain(..).filter(|r| r.cause == RetxCause::Nak).map(|r| (r.qp, r.psn, r.count)).collect(),
+        retx: side.out.retx.drain(..).collect(),
     }
 }
 
 /// Every requester capture.
 pub(super) fn captures() -> Vec<Capture> {
-    vec![go_back_n_at_requester()]
+    vec![go_back_n_at_requester(), timer_at_requester()]
 }
