@@ -35,8 +35,8 @@
  * on the same credits as the input; those due go back), the nearest due
  * left is found over two stages behind W, and quiet_until_reg is set to it
  * (or to the head's own bound, if nearer). So a scan costs QP_COUNT + 8
- * cycles or so, and comes at most once per 2^retx_timeout units of a QP's
- * timer (SPEC.md §6.11).
+ * to 11 cycles, and comes at most once per event, when its unit has
+ * reached the bound (SPEC.md §6.11).
  *
  * Pipelined as the responder (roce_responder.v): an event a cycle. Stage
  * A takes the event and reads its QP's RAM word; stage R registers the
@@ -52,8 +52,9 @@
  * request, are taken one a cycle while m_retx_ready is high and the buffer
  * holds only the request leaving (after m_retx_ready was low, the input
  * waits 2 or 3 cycles more while the buffer drains down to it). An event
- * reaches m_retx_* 6 cycles after it was taken (I, H, A, R, B, W, then
- * the buffer's output register), when the buffer was empty and no scan ran.
+ * reaches m_retx_* 6 cycles after it was taken (I; H, A's read; R; B; W;
+ * then the buffer's output register), when the buffer was empty and no
+ * scan ran.
  * Per-QP state is one RAM word per QP and the timer's due in a RAM of its
  * own (used by scan events only: read a cycle before A, so that R has it
  * in a register; written from a register a stage after W: D), cleared by

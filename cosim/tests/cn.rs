@@ -131,7 +131,11 @@ fn the_requester_goes_back_to_the_naked_psn() {
 /// gives them, worked out by hand from the capture's story
 /// (catalog/requester.rs): `retx_timeout` 1 is 2 units of 4,096 ticks, and
 /// with one packet sent every 200 ns a timer is seen run out at the first
-/// multiple of 200 ticks at or after its due.
+/// multiple of 200 ticks at or after its due. The list rests on the
+/// story's numbers: every tick a multiple of 200 (a 200 ns send gap, 1 µs
+/// links), QP 0x122's ACKs every 8 packets (1.6 to 3.2 µs apart) inside its
+/// shortest timer (4,097 ns from a start late in a unit), and QP 0x122
+/// still sending at 49,200 (222 of its 256 packets gone).
 #[test]
 fn the_requester_times_out_and_gives_up() {
     let (capture, setup) = common::capture_setup("cn/rc_timeout.pcap");

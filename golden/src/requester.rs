@@ -73,8 +73,8 @@ pub struct ReqEntry {
     /// Retry exhausted: the QP takes no more events (rxe's `rxe_qp_error`).
     pub error: bool,
     /// The retransmit timer runs: set exactly while the window holds
-    /// packets (`una` != `nxt`) of a QP not in error, with `retx_timeout`
-    /// not 0.
+    /// packets (`una` != `nxt`; not after 2^24 in flight, read as none) of
+    /// a QP not in error, with `retx_timeout` not 0.
     pub armed: bool,
     /// Go-backs since `una` last moved on (0..=`retry_cnt`).
     pub retries: u8,
