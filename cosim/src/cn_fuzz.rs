@@ -22,7 +22,7 @@ use crate::dice::Dice;
 use crate::harness::{CosimOptions, Ending};
 use crate::nic::{CnOverrides, CnSetup};
 use crate::rtl::{Handshake, Model, DATA_WIDTHS};
-use crate::run::FuzzPlan;
+use crate::run::{FuzzPlan, RunCounts};
 use std::io::Write;
 use std::time::Instant;
 
@@ -254,13 +254,8 @@ impl RequesterDraws {
 #[derive(Debug, Default)]
 pub struct CnFuzzOutcome {
     pub scenarios: u64,
-    pub events: u64,
-    pub cnps: u64,
-    pub acks: u64,
-    pub rate_changes: u64,
-    pub retx: u64,
-    pub retry_exhausted: u64,
-    pub timeouts: u64,
+    /// The scenarios' counts, summed over those that matched.
+    pub counts: RunCounts,
     pub failure: Option<String>,
 }
 
@@ -269,7 +264,6 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
     let mut outcome = CnFuzzOutcome::default();
     for scenario in first..first + count {
         let CnScenario { setup, stimulus, width, handshake } = random_scenario(seed, scenario);
-        outcome.events += stimulus.inputs.len() as u64;
         let name = PathBuf::from(format!("cn fuzz scenario {scenario} of seed {seed:#x}"));
         let options = CosimOptions::new(Model::plain(width), handshake);
         let run = cosim_cn_stimulus(&name, stimulus, &options, &setup, &setup.regs);
@@ -278,13 +272,7 @@ pub fn run_cn_fuzz(seed: u64, first: u64, count: u64) -> CnFuzzOutcome {
             outcome.failure = Some(failure);
             break;
         }
-        let counts = run.cn.unwrap_or_default();
-        outcome.cnps += counts.cnps;
-        outcome.acks += counts.acks;
-        outcome.rate_changes += counts.rate_changes;
-        outcome.retx += counts.retx;
-        outcome.retry_exhausted += counts.retry_exhausted;
-        outcome.timeouts += counts.timeouts;
+        outcome.counts += run.cn.unwrap_or_default();
     }
     outcome
 }
@@ -318,9 +306,14 @@ pub fn scenario_failure(
 pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> {
     print_scenarios("cn", plan, out, |seed, first, count| {
         let o = run_cn_fuzz(seed, first, count);
+        let c = o.counts;
         let counts = format!(
-            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {} retransmit requests ({} timeout, {} retry exhausted)",
-            o.events, o.cnps, o.acks, o.rate_changes, o.retx, o.timeouts, o.retry_exhausted
+            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {}",
+            c.events,
+            c.cnps,
+            c.acks,
+            c.rate_changes,
+            c.retx_text()
         );
         (o.scenarios, counts, o.failure)
     })

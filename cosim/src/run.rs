@@ -244,12 +244,26 @@ impl RunCounts {
         }
     }
 
-    /// The retransmit requests as the run lines give them.
+    /// The retransmit requests as the run and fuzz lines give them.
     pub fn retx_text(&self) -> String {
         format!(
             "{} retransmit request(s) ({} timeout, {} retry exhausted)",
             self.retx, self.timeouts, self.retry_exhausted
         )
+    }
+}
+
+/// Several runs' counts summed (a fuzz run's scenarios).
+impl std::ops::AddAssign for RunCounts {
+    fn add_assign(&mut self, run: RunCounts) {
+        self.events += run.events;
+        self.cnps += run.cnps;
+        self.acks += run.acks;
+        self.retx += run.retx;
+        self.retry_exhausted += run.retry_exhausted;
+        self.timeouts += run.timeouts;
+        self.rate_changes += run.rate_changes;
+        self.releases += run.releases;
     }
 }
 
