@@ -40,6 +40,7 @@ localparam [4:0] ERR_LAST = 5'd20;
 localparam [1:0] KIND_RX_DATA = 2'd0;
 localparam [1:0] KIND_RX_CNP = 2'd1;
 localparam [1:0] KIND_TX_DATA = 2'd2;
+localparam [1:0] KIND_TIME = 2'd3;
 
 // Rate change stage, m_rate_stage (golden/src/reaction.rs RateStage).
 localparam [1:0] STAGE_CUT = 2'd0;

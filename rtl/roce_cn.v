@@ -27,7 +27,8 @@
  *
  * | port              | width      | meaning                                       |
  * |-------------------|------------|-----------------------------------------------|
- * | s_evt_kind        | 2          | 0 received data, 1 received CNP, 2 sent data   |
+ * | s_evt_kind        | 2          | 0 received data, 1 received CNP, 2 sent data,  |
+ * |                   |            | 3 time alone (the requester's clock)           |
  * | s_evt_*           |            | the event fields (cnp_notify.v, dcqcn_rp.v,    |
  * |                   |            | roce_responder.v)                              |
  * | s_evt_ipv6 ..     | 1+13+96+   | the addresses a CNP or ACK answers with: IPv6, |
@@ -51,6 +52,8 @@
  * | m_retx_*          | 64/24/24/24| retransmit requests: time, qp, psn, count,     |
  * |                   | /2         | cause                                          |
  * |                   |            | (roce_requester.v)                             |
+ * | timer_valid/time  | 1/64       | the requester's next timer may run out at this |
+ * |                   |            | tick or later (roce_requester.v)               |
  * | busy              | 1          | any point still holds work (drain status)      |
  */
 module roce_cn #(
@@ -124,6 +127,9 @@ module roce_cn #(
     output wire [23:0]            m_retx_count,
     output wire [1:0]             m_retx_cause,
 
+    output wire                   timer_valid,
+    output wire [63:0]            timer_time,
+
     output wire                   busy
 );
 
@@ -159,8 +165,9 @@ assign s_qpctx_ready = np_qpctx_ready && resp_qpctx_ready;
 // goes to the requester as well: its time for the retransmit timers, and
 // its input when it is an ACK or NAK or a sent RC request. An event is
 // taken when every one it goes to can take it, and received data never
-// beside a waiting context load (which goes first). An unknown kind goes
-// to the requester alone, as time.
+// beside a waiting context load (which goes first). A time event
+// (KIND_TIME: the driver's clock, with no frame) goes to the requester
+// alone.
 wire rx_open = !s_qpctx_valid && np_ready && (!s_evt_rc_req || resp_ready);
 assign s_evt_ready = req_ready && (to_np ? rx_open : (to_rp ? rp_ready : 1'b1));
 wire np_evt_valid = s_evt_valid && to_np && !s_qpctx_valid && (!s_evt_rc_req || resp_ready) && req_ready;
@@ -338,6 +345,8 @@ roce_requester #(
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
     .m_retx_cause(m_retx_cause),
+    .timer_valid(timer_valid),
+    .timer_time(timer_time),
     .busy(req_busy)
 );
 

@@ -43,11 +43,14 @@
  * | flush                | 1          | no more frames: the pacer releases all   |
  * |                      |            | it holds once everything before is in    |
  * | s_adv_*              | 64         | time moves on to s_adv_time: the pacer   |
- * |                      |            | releases what is due by then, once       |
- * |                      |            | everything before is in (a driver's      |
- * |                      |            | clock between frames)                    |
- * | next_busy_*          | 1, 64      | when the pacer next has work to do       |
- * |                      |            | (roce_pacer.v), for the next s_adv       |
+ * |                      |            | releases what is due by then, and the    |
+ * |                      |            | requester's timers run out (a time event |
+ * |                      |            | to the CN block), once everything before |
+ * |                      |            | is in (a driver's clock between frames)  |
+ * | next_busy_*          | 1, 64      | when the NIC next has work to do: the    |
+ * |                      |            | pacer's next slot (roce_pacer.v) or a    |
+ * |                      |            | retransmit timer (roce_requester.v),     |
+ * |                      |            | whichever is first; for the next s_adv   |
  * | m_axis_*             | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit    |
  * |                      |            | tick                                     |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
@@ -413,16 +416,23 @@ roce_classify classify_inst (
 );
 
 
-// The event, registered again on its way to the CN block.
+// The event, registered again on its way to the CN block. A time advance
+// taken (below) is an event too, of kind KIND_TIME: the requester's clock
+// between frames (SPEC.md §6.11), which no other part takes. Only with no
+// classified event waiting (adv_open).
+localparam EVT_WIDTH = 2 + 64 + 532 + 24 + 1 + 1 + 1 + 1 + 8 - 66;
 wire evt_skid_busy;
+wire adv_take;
 roce_skid #(
-    .WIDTH(532 + 24 + 1 + 1 + 1 + 1 + 8)
+    .WIDTH(EVT_WIDTH)
 ) evt_skid_inst (
     .clk(clk),
     .rst(rst),
-    .s_valid(cls_valid),
+    .s_valid(cls_valid || adv_take),
     .s_ready(cls_ready),
-    .s_data({cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome}),
+    .s_data(cls_valid
+        ? {cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome}
+        : {KIND_TIME, s_adv_time, {(EVT_WIDTH - 66){1'b0}}}),
     .m_valid(evt_valid),
     .m_ready(evt_ready),
     .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end, evt_syndrome_valid, evt_syndrome}),
@@ -461,6 +471,10 @@ wire [1:0]   rate_trigger;
 wire         rate_sent;
 wire [16:0]  rate_len;
 wire         cn_busy;
+wire         timer_valid;
+wire [63:0]  timer_time;
+wire         pacer_next_valid;
+wire [63:0]  pacer_next_time;
 wire         pacer_busy;
 wire         pacer_active;
 wire         pacer_ready;
@@ -533,6 +547,8 @@ roce_cn #(
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
     .m_retx_cause(m_retx_cause),
+    .timer_valid(timer_valid),
+    .timer_time(timer_time),
     .busy(cn_busy)
 );
 
@@ -552,13 +568,16 @@ always @(posedge clk) begin
 end
 wire upstream_idle = fifo_empty && !cls_valid && !evt_skid_busy && cn_quiet_reg;
 wire adv_open = upstream_idle && !rate_valid;
-wire adv_go = s_adv_valid && adv_open;
+wire adv_go = s_adv_valid && adv_open && cls_ready;
 // A pause waits for the classifier, the CN block and the RP's output only
 // (its own record holds the side-band FIFO, and the frames after it wait).
 assign pause_go = meta_valid && meta_is_pause && !cls_valid && !evt_skid_busy && cn_quiet_reg && !rate_valid
                   && cmd_ready;
 wire cmd_ready;
-assign s_adv_ready = cmd_ready && adv_open;
+// Taken by the pacer's command skid and the event skid at once (the event
+// skid is empty here: adv_open).
+assign s_adv_ready = cmd_ready && adv_open && cls_ready;
+assign adv_take = adv_go && cmd_ready;
 assign rate_ready = cmd_ready;
 
 wire         cmd_valid;
@@ -622,9 +641,15 @@ roce_pacer #(
     .m_rel_drop(m_rel_drop),
     .busy(pacer_busy),
     .active(pacer_active),
-    .next_busy_valid(next_busy_valid),
-    .next_busy_time(next_busy_time)
+    .next_busy_valid(pacer_next_valid),
+    .next_busy_time(pacer_next_time)
 );
+
+// The NIC's next work: the pacer's next slot or the requester's next timer,
+// whichever is first (from registers of both).
+assign next_busy_valid = pacer_next_valid || timer_valid;
+assign next_busy_time = pacer_next_valid && (!timer_valid || pacer_next_time <= timer_time) ? pacer_next_time
+                        : timer_time;
 
 assign mon_rate_fire = rate_valid && rate_ready;
 assign mon_rate_time = rate_time;

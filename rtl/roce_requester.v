@@ -83,6 +83,9 @@
  * | m_retx_cause    | 2          | ... 0: a NAK, go back; 1: retry exhausted     |
  * |                 |            | (nothing is sent again, the QP is in error);  |
  * |                 |            | 2: the timer ran out, go back                 |
+ * | timer_valid     | 1          | a timer may run out: quiet_until_reg is not   |
+ * |                 |            | all ones                                      |
+ * | timer_time      | 64         | ... at this tick or later (its first tick)    |
  * | busy            | 1          | an event or request is still in the block     |
  *
  * The requester's input is sent events with rc_req and received events
@@ -118,6 +121,9 @@ module roce_requester #(
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
     output wire [1:0]             m_retx_cause,
+
+    output wire                   timer_valid,
+    output wire [63:0]            timer_time,
 
     output wire                   busy
 );
@@ -170,6 +176,10 @@ reg [2:0] state_reg = ST_RUN;
 reg [QP_INDEX_WIDTH-1:0] scan_qp_reg = 0;
 reg [QP_INDEX_WIDTH-1:0] scan_qp_next_reg = 0;
 reg [51:0] quiet_until_reg = QUIET_NONE;
+// The first tick of that unit: a driver that moves time on to it (a time
+// event, KIND_TIME) lets a timer due then go back with no other traffic.
+assign timer_valid = quiet_until_reg != QUIET_NONE;
+assign timer_time = {quiet_until_reg, {UNIT_SHIFT{1'b0}}};
 
 // I: the event as it came in, and the bound of a timer it may start.
 reg                       i_valid_reg = 1'b0;

@@ -139,8 +139,15 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
                 ev.len = 60 + dice.below(9_000) as u32;
                 requester.sent(&mut ev);
             }
+            CnEventKind::Time => {}
         }
         events.push(ev);
+        // Now and then the driver moves time on with no frame (the top's
+        // s_adv): the requester's clock alone.
+        if requester.dice.chance(5) {
+            tick += requester.dice.below(8_192);
+            events.push(CnEvent::new(tick, CnEventKind::Time, 0));
+        }
     }
     let stimulus = CnStimulus::from_events(events);
     let width = DATA_WIDTHS[(scenario % DATA_WIDTHS.len() as u64) as usize];

@@ -60,9 +60,16 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// and ECN marked below the queue PFC holds.
 const LOSSLESS: &[&str] = &["--pfc", "--buffer-kib", "256", "--kmin-kb", "20", "--kmax-kb", "80"];
 
+/// The NICs' go-back-N carries the loop (SPEC.md §9.7) over a lossy link
+/// to the receiver: ACKs, NAKs, retransmit requests and timeouts.
+const RELIABLE: &[&str] =
+    &["--cc-param", "ack_mode=rocev2", "--cc-param", "retx_timeout=4", "--loss", "0.02", "--loss-port", "0"];
+
 #[test]
 fn rtl_in_the_loop_gives_the_golden_loops_traces() {
-    for (name, flags, placements) in [("lossy", &[][..], &["all", "2"][..]), ("pfc", LOSSLESS, &["all"][..])] {
+    let cases =
+        [("lossy", &[][..], &["all", "2"][..]), ("pfc", LOSSLESS, &["all"][..]), ("reliable", RELIABLE, &["all"][..])];
+    for (name, flags, placements) in cases {
         let golden = common::scratch(&format!("sim-golden-{name}"));
         run_into(&golden, flags);
         let names = files(&golden);
@@ -74,6 +81,14 @@ fn rtl_in_the_loop_gives_the_golden_loops_traces() {
         if name == "pfc" {
             let pauses = &summary["pfc_priorities"][0];
             assert!(pauses["pause_frames"].as_u64().unwrap() > 0 && summary["drops"] == 0, "{summary}");
+        }
+        if name == "reliable" {
+            // Both ways of finding a loss ran, in every NIC (RTL below).
+            let r = &summary["reliability"];
+            let count = |key: &str| r[key].as_u64().unwrap();
+            assert!(count("link_losses") > 0 && count("nak_requests") > 0 && count("timeout_requests") > 0, "{r}");
+            assert!(count("retx_packets") >= count("retx_of_lost") && count("acks_sent") > 0, "{r}");
+            assert!(summary["completion_us"].as_f64().is_some(), "{summary}");
         }
         for rtl in placements {
             let dir = common::scratch(&format!("sim-rtl-{name}-{rtl}"));
@@ -181,12 +196,14 @@ fn the_readme_block_regenerates_from_one_command() {
     ] {
         assert!(updated.contains(case), "`{case}` missing:\n{updated}");
     }
-    // 4 cases x 3 modes (mixed the third) x 3 presets x 2 charts, and 8
-    // lossless cases x 4 columns x 2 charts, each linked; the lossless
-    // cases' lossy DCQCN column under ns3 is the preset table's run in 4 of
-    // them (same files, run once).
+    // 4 cases x 3 modes (mixed the third) x 3 presets x 2 charts, 8
+    // lossless cases x 4 columns x 2 charts, and 2 loss cases x 3 rates x
+    // 2 modes x 2 charts, each linked; the lossless cases' lossy DCQCN
+    // column under ns3 is the preset table's run in 4 of them (same files,
+    // run once).
     let svgs: Vec<_> = files(&charts).into_iter().filter(|p| p.extension().is_some_and(|e| e == "svg")).collect();
-    assert_eq!(svgs.len(), 72 + 64 - 4 * 2);
+    assert_eq!(svgs.len(), 72 + 64 - 4 * 2 + 24);
+    assert_loss_is_recovered_by_the_nics(&updated);
     let runs = text(&out).lines().filter(|l| l.ends_with(" s") && l.contains(": ")).count();
     assert_eq!(runs, svgs.len() / 2, "each run once:\n{}", text(&out));
     assert_no_drops_with_pfc(&updated);
@@ -240,6 +257,29 @@ fn assert_no_drops_with_pfc(readme: &str) {
     }
     assert_eq!(pfc_tables, 8, "{readme}");
     assert!(lossy_dropped >= 2, "no lossy column dropped a packet:\n{readme}");
+}
+
+/// Issue 20's loss tables: the NICs' go-back-N completes every flow at each
+/// loss rate; with loss, lost packets are sent again (and go-back-N's
+/// excess beside them), without it none was lost (a timer that runs out
+/// under a deep queue may still send some again).
+fn assert_loss_is_recovered_by_the_nics(readme: &str) {
+    let tables: Vec<&str> = readme.split("\n\n").filter(|t| t.contains("| reliable delivery, link loss |")).collect();
+    assert_eq!(tables.len(), 2, "{readme}");
+    for table in tables {
+        let header: Vec<&str> = table.lines().next().unwrap().split('|').map(str::trim).collect();
+        assert_eq!(header.len(), 9, "{table}");
+        let (completion, sent_again) = (row(table, "completion"), row(table, "sent again"));
+        for i in 2..8 {
+            assert!(completion[i].ends_with(" µs"), "{}: {}:\n{table}", header[1], header[i]);
+            let lossy = header[i].contains("% loss");
+            // "N of M packets (K kB): L lost, E go-back-N excess"
+            let number = |at: usize| -> u64 { sent_again[i].split(' ').nth(at).unwrap().parse().unwrap() };
+            let (again, lost) = (number(0), number(6));
+            assert_eq!(lost > 0, lossy, "{}: {}: {}", header[1], header[i], sent_again[i]);
+            assert!(again >= lost, "{}: {}: {}", header[1], header[i], sent_again[i]);
+        }
+    }
 }
 
 /// Issue 18's target: behind PFC with MetaRoCE, the victim flow keeps at
@@ -305,7 +345,9 @@ fn the_readme_shows_charts_that_exist() {
 
 #[test]
 fn bad_flags_are_refused_by_name() {
-    let cases: [(&[&str], i32, &str); 11] = [
+    let cases: [(&[&str], i32, &str); 13] = [
+        (&["sim", "incast", "--loss", "0.7"], 1, "--loss 0.7: a fraction of frames, 0 to 0.5"),
+        (&["sim", "incast", "--hosts", "3", "--loss-port", "4"], 1, "--loss-port 4: there are hosts 0 to 3"),
         (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
         (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),
         (&["sim", "incast", "--hosts", "3", "--rtl", "7"], 1, "--rtl 7: there are hosts 0 to 3"),

@@ -94,6 +94,7 @@ impl CongestionNotifier {
                 out.acks.extend(self.responder.receive(ev, &self.regs));
             }
             CnEventKind::TxData | CnEventKind::RxCnp => self.rp.handle(ev, &self.regs, &mut out.rates),
+            CnEventKind::Time => {}
         }
         // Every event carries the time to the requester's timers.
         self.requester.handle(ev, &self.regs, &mut out.retx);
@@ -101,7 +102,7 @@ impl CongestionNotifier {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::cc_params::{AckMode, CcParams};
     use crate::cn_event::{classify, QpContext};
@@ -109,11 +110,18 @@ mod tests {
     use crate::responder::{ack_frame, AETH_ACK, AETH_NAK_PSN_SEQ};
     use crate::{parse_frame, ParseRecord, ParserConfig};
 
-    const LOCAL_MAC: [u8; 6] = [2, 0, 0, 0, 0, 1];
-    const PEER_MAC: [u8; 6] = [2, 0, 0, 0, 0, 2];
+    pub(crate) const LOCAL_MAC: [u8; 6] = [2, 0, 0, 0, 0, 1];
+    pub(crate) const PEER_MAC: [u8; 6] = [2, 0, 0, 0, 0, 2];
 
     /// The parse record of an RC ACKNOWLEDGE from `from` to `to`.
-    fn ack_record(from: [u8; 6], to: [u8; 6], dest_qp: u32, psn: u32, syndrome: u8, regs: &CcRegisters) -> ParseRecord {
+    pub(crate) fn ack_record(
+        from: [u8; 6],
+        to: [u8; 6],
+        dest_qp: u32,
+        psn: u32,
+        syndrome: u8,
+        regs: &CcRegisters,
+    ) -> ParseRecord {
         // ack_frame answers an event: it swaps the event's addresses.
         let mut ev = CnEvent::new(0, CnEventKind::RxData, 0);
         (ev.eth_src, ev.eth_dst) = (to, from);

@@ -16,6 +16,10 @@ pub enum CnEventKind {
     RxCnp = 1,
     /// A RoCE packet this NIC sent: the reaction point's byte counter.
     TxData = 2,
+    /// Time alone, with no frame: the driver moved the NIC's time on
+    /// (the top's `s_adv`), the requester's clock for its retransmit
+    /// timers (`SPEC.md` §6.11). No other part takes it.
+    Time = 3,
 }
 
 /// The MetaRoCE tag in the first two reserved bytes of a CNP: 'M', version 1.

@@ -65,16 +65,23 @@ impl Pipeline {
         Some(event)
     }
 
-    /// Time moves on to `tick` with no frame (`s_adv_*`): the pacer
-    /// releases what is due by then.
+    /// Time moves on to `tick` with no frame (`s_adv_*`): the requester's
+    /// timers that have run out go back (a time event to the CN block,
+    /// `SPEC.md` §6.11), and the pacer releases what is due by then.
     pub fn advance(&mut self, tick: u64, out: &mut PipelineOutputs) {
+        self.cn.process(&CnEvent::new(tick, CnEventKind::Time, 0), &mut out.cn);
         self.pacer.advance(tick, &mut out.releases);
     }
 
-    /// When the pacer next has work (`next_busy_*`): the tick a driver
-    /// must advance to next, if packets are held.
+    /// When the NIC next has work (`next_busy_*`): the tick a driver must
+    /// advance to next, the pacer's next slot while it holds packets or the
+    /// requester's next timer, whichever is first.
     pub fn next_busy_tick(&self) -> Option<u64> {
-        self.pacer.next_busy_tick()
+        let timer = self.cn.requester.timer_tick();
+        match (self.pacer.next_busy_tick(), timer) {
+            (Some(pacer), Some(timer)) => Some(pacer.min(timer)),
+            (pacer, timer) => pacer.or(timer),
+        }
     }
 
     /// The end of the input: the pacer releases what it holds.
@@ -115,6 +122,41 @@ mod tests {
         assert_eq!(received_pause(&record([2, 0, 0, 0, 0, 2]), Some(ours)), Some(expected));
         assert_eq!(received_pause(&record(ours), Some(ours)), None);
         assert_eq!(received_pause(&record(ours), None), Some(expected));
+    }
+
+    /// With no traffic after a request, the NIC still asks to be moved on
+    /// to its timer (`next_busy`), and the advance there runs it out.
+    #[test]
+    fn an_advance_runs_the_retransmit_timer_out_when_next_busy_says() {
+        use crate::cc_params::AckMode;
+        use crate::cn::tests::{ack_record, LOCAL_MAC, PEER_MAC};
+        use crate::requester::{RetxCause, RetxRequest};
+        use crate::responder::AETH_ACK;
+        let cc = CcParams { ack_mode: AckMode::Rocev2, retx_timeout: 1, ..CcParams::default() };
+        let regs = cc.registers().unwrap();
+        let nic = NicConfig {
+            local_mac: Some("02:00:00:00:00:01".into()),
+            qps: vec![QpContext { local: 7, remote: 0x123, priority: 0, rq_psn: None }],
+            cc,
+        };
+        let mut p = Pipeline::new(&nic, &regs, ParserConfig::default()).unwrap();
+        let mut out = PipelineOutputs::default();
+        assert_eq!(p.next_busy_tick(), None);
+        // QP 7 sends SEND ONLY PSN 0 at tick 100; the pacer lets it go.
+        let mut record = ack_record(LOCAL_MAC, PEER_MAC, 0x123, 0, AETH_ACK, &regs);
+        record.opcode = Some(0x04);
+        assert_eq!(sent_qp(p.record(&record, 100, &mut out).as_ref()), Some(7));
+        p.advance(100, &mut out);
+        assert_eq!(out.releases.len(), 1);
+        // Due 2^1 units (4,096 ticks each) after unit 0.
+        assert_eq!(p.next_busy_tick(), Some(2 << 12));
+        p.advance((2 << 12) - 1, &mut out);
+        assert!(out.cn.retx.is_empty());
+        p.advance(2 << 12, &mut out);
+        let timeout = RetxRequest { time: 2 << 12, qp: 7, psn: 0, count: 1, cause: RetxCause::Timeout };
+        assert_eq!(out.cn.retx, [timeout]);
+        // Backed off: 2^2 units on.
+        assert_eq!(p.next_busy_tick(), Some(6 << 12));
     }
 
     #[test]

@@ -278,7 +278,7 @@ impl ReactionPoint {
         match ev.kind {
             CnEventKind::RxCnp => qp.cnp(ev.time, ev.extent),
             CnEventKind::TxData => qp.bytes_sent(ev.time, ev.len),
-            CnEventKind::RxData => {}
+            CnEventKind::RxData | CnEventKind::Time => {}
         }
     }
 }

@@ -160,6 +160,14 @@ impl Requester {
         }
     }
 
+    /// The first tick of `quiet_until`'s unit: no timer runs out before
+    /// it (none while no timer runs). A driver that moves time on to it
+    /// lets a due timer go back with no traffic (`rtl/roce_requester.v`
+    /// `timer_*`).
+    pub fn timer_tick(&self) -> Option<u64> {
+        (self.quiet_until != QUIET_NONE).then_some(self.quiet_until << TIMER_UNIT_SHIFT)
+    }
+
     /// Rule 7: every running timer whose due has come (`unit - due` mod
     /// 2^32 below 2^31) goes back to `una`, QP by QP; then `quiet_until` is
     /// the nearest due left.

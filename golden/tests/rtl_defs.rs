@@ -24,6 +24,7 @@ fn kind_name(kind: CnEventKind) -> &'static str {
         CnEventKind::RxData => "rx_data",
         CnEventKind::RxCnp => "rx_cnp",
         CnEventKind::TxData => "tx_data",
+        CnEventKind::Time => "time",
     }
 }
 
@@ -62,7 +63,7 @@ fn metaroce_defs_vh() -> String {
         "// The highest code: the RTL's assertions refuse any above it.\nlocalparam [4:0] ERR_LAST = 5'd{last};"
     )
     .unwrap();
-    let kinds: Vec<_> = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData]
+    let kinds: Vec<_> = [CnEventKind::RxData, CnEventKind::RxCnp, CnEventKind::TxData, CnEventKind::Time]
         .iter()
         .map(|&k| (kind_name(k), k as u8))
         .collect();

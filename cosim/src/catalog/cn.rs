@@ -3,7 +3,7 @@
 //! model, and CNP streams that walk a sender through every DCQCN stage.
 //! Each comes with the NIC file it is meant to be replayed with.
 
-use metaroce_golden::cc_params::{CcMode, CcParams};
+use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::frame::mac_control_frame;
 use metaroce_golden::notify::cnp_frame;
@@ -141,9 +141,12 @@ pub(super) fn captures() -> Vec<Capture> {
 /// Captures from the closed loop (`SPEC.md` §9): the receiver of a DCQCN
 /// 4:1 incast and the sender of the MetaRoCE one that got the most CNPs,
 /// CNPs every 4 µs, marking from 20 kB, starts jittered: what the NICs
-/// saw, at their ticks.
+/// saw, at their ticks. Then the same DCQCN incast with the NICs'
+/// go-back-N on and 2 % loss on the receiver's link (§9.7): its receiver
+/// (gaps, duplicates, ACKs and NAKs out) and its busiest sender (ACKs and
+/// NAKs in, packets sent again, timeouts).
 fn closed_loop_captures() -> Vec<Capture> {
-    use crate::sim::{run, Scenario, SimConfig};
+    use crate::sim::{run, LinkLoss, Scenario, SimConfig};
     let mut config = SimConfig::new(Scenario::Incast { senders: 4 }, 100);
     config.message_bytes = 128 << 10;
     config.mtu = 1024;
@@ -155,13 +158,23 @@ fn closed_loop_captures() -> Vec<Capture> {
     type Pick = fn(&[(NicConfig, Vec<GenFrame>)]) -> usize;
     let receiver: Pick = |_| 0;
     let busiest_sender: Pick = |c| (1..c.len()).max_by_key(|&h| (c[h].1.len(), h)).unwrap_or(1);
-    [(CcMode::Dcqcn, "receiver", receiver), (CcMode::Metaroce, "sender", busiest_sender)]
+    let mut reliable = config.clone();
+    reliable.cc.ack_mode = AckMode::Rocev2;
+    reliable.cc.retx_timeout = 4;
+    reliable.loss = LinkLoss { port: 0, rate: 0.02 };
+    let cases = [
+        (&config, CcMode::Dcqcn, "dcqcn_receiver", receiver),
+        (&config, CcMode::Metaroce, "metaroce_sender", busiest_sender),
+        (&reliable, CcMode::Dcqcn, "rocev2_loss_receiver", receiver),
+        (&reliable, CcMode::Dcqcn, "rocev2_loss_sender", busiest_sender),
+    ];
+    cases
         .into_iter()
-        .map(|(mode, role, pick)| {
-            let mut run = run(&config, mode).expect("the closed-loop stimulus runs");
+        .map(|(config, mode, name, pick)| {
+            let mut run = run(config, mode).expect("the closed-loop stimulus runs");
             let host = pick(&run.captures);
             let (nic, frames) = std::mem::take(&mut run.captures[host]);
-            capture(&format!("sim_incast4_{}_{role}.pcap", mode.name()), frames, nic)
+            capture(&format!("sim_incast4_{name}.pcap"), frames, nic)
         })
         .collect()
 }

@@ -10,7 +10,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 use metaroce_cosim::sim::readme::{write_readme_figures, ReadmeSet};
 use metaroce_cosim::sim::report::run_modes;
-use metaroce_cosim::sim::{MarkPoint, RtlPlacement, Scenario, SimCc, SimConfig};
+use metaroce_cosim::sim::{LinkLoss, MarkPoint, RtlPlacement, Scenario, SimCc, SimConfig};
 use metaroce_golden::cc_params::CcSetting;
 use metaroce_golden::cc_presets::CcPreset;
 
@@ -116,6 +116,15 @@ pub struct Args {
     /// after the preset).
     #[arg(long = "cc-param", value_name = "NAME=VALUE")]
     cc_params: Vec<CcSetting>,
+    /// Random loss on one link: each RoCE frame the switch sends to
+    /// --loss-port is lost with this probability (0.01: 1 %). Recovered by
+    /// the NICs with `--cc-param ack_mode=rocev2` (SPEC.md §9.7), else by
+    /// the loop's stand-in resend.
+    #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]
+    loss: f64,
+    /// The host whose link from the switch is lossy (--loss).
+    #[arg(long, default_value_t = 0)]
+    loss_port: usize,
     /// Put the Verilated top in host N's NIC, or `all` in every NIC.
     #[arg(long, value_name = "N|all", value_parser = parse_rtl_placement)]
     rtl: Option<RtlPlacement>,
@@ -197,6 +206,7 @@ pub fn exec(args: Args, out: &mut dyn Write) -> Result<ExitCode> {
     config.red.pmax = args.pmax.unwrap_or(config.red.pmax);
     config.mark = args.mark;
     config.pfc = args.pfc;
+    config.loss = LinkLoss { port: args.loss_port, rate: args.loss };
     if let Some(preset) = args.cc_preset {
         config.apply_preset(preset).map_err(anyhow::Error::msg)?;
     }

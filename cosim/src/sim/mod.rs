@@ -6,9 +6,12 @@
 //!
 //! Discrete events in ps. A NIC sees ns ticks (`ps / 1000`); it is stepped
 //! whenever a frame reaches it, its host posts a packet, or its pacer's next
-//! busy slot starts (the pacer tells when), so no release is found late.
-//! A host keeps one packet per QP between hand-over and the wire: the next
-//! is posted when the previous one starts on the host's link. A packet the
+//! busy slot starts or a retransmit timer may run out (the NIC tells
+//! when), so no release or timeout is found late. A host keeps one packet
+//! per QP between hand-over and the wire: the next is posted when the
+//! previous one starts on the host's link. With `ack_mode` on
+//! ([`transport`]) the NICs' ACKs and NAKs cross the switch and the
+//! senders' requesters ask for what to send again; without it a packet the
 //! switch drops is sent again (selective repeat) once the receiver's NAK
 //! would reach the sender. With `--pfc` the switch drops no data: it pauses
 //! the sending hosts' data priority instead, with PFC frames their NICs
@@ -16,7 +19,8 @@
 //!
 //! The files: [`scenario`] (what runs: scenario, links, NICs), [`setup`]
 //! (a run from it), [`world`] (the event loop), [`outputs`] (what a run
-//! gives back), and the parts of the network: [`nic`], [`packet`], [`switch`] and its [`pfc`]; [`report`],
+//! gives back), and the parts of the network: [`nic`], [`packet`], [`switch`] and its [`pfc`],
+//! [`transport`]; [`report`],
 //! [`pauses`], [`charts`] and [`plot`] turn runs into tables and charts, and [`readme`]
 //! makes the README's figures (its runs on threads in [`readme_runs`],
 //! issue 17's bar in [`goals`]).
@@ -31,14 +35,16 @@ pub mod pfc;
 pub mod plot;
 pub mod readme;
 pub mod readme_runs;
+pub mod reliability;
 pub mod report;
 pub mod scenario;
 pub mod setup;
 pub mod switch;
+pub mod transport;
 pub mod world;
 
-pub use outputs::{Flow, Sample, SimFailure, SimRun};
-pub use scenario::{peer_of, qp_toward, RtlPlacement, Scenario, SimCc, SimConfig, QP_BASE};
+pub use outputs::{Flow, FlowTransport, Sample, SimFailure, SimRun};
+pub use scenario::{peer_of, qp_toward, LinkLoss, RtlPlacement, Scenario, SimCc, SimConfig, QP_BASE};
 pub use setup::{run, run_cc};
 pub use switch::MarkPoint;
 

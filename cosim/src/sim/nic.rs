@@ -1,7 +1,8 @@
 //! One host's NIC in the closed loop: the golden pipeline top, and with
 //! `--rtl` the Verilated top beside it. The simulator hands it frames (the
 //! host's own sends with their QP, and what arrives from the wire) and moves
-//! its time on; it answers with CNPs to send, rate changes and releases.
+//! its time on; it answers with CNPs, ACKs and NAKs to send, rate changes,
+//! retransmit requests and releases.
 //! With the RTL in, the RTL's answers drive the loop, and every step is
 //! held to the golden model's (difftest): the first difference stops the run.
 
@@ -9,10 +10,11 @@ use std::fmt::Debug;
 
 use metaroce_golden::cc_params::CcRegisters;
 use metaroce_golden::cn_event::NicConfig;
+use metaroce_golden::opcode::RC_ACK;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::pipeline::{Pipeline, PipelineOutputs};
 use metaroce_golden::requester::RetxRequest;
-use metaroce_golden::ParserConfig;
+use metaroce_golden::{parse_frame, ParserConfig};
 
 use crate::rtl::Handshake;
 use crate::rtl_pacer::{RtlPipeline, TopFrame};
@@ -27,13 +29,16 @@ pub const RTL_WIDTH: u32 = 512;
 pub struct NicOutputs {
     /// CNP frames (no FCS) and their emit ticks.
     pub cnps: Vec<(u64, Vec<u8>)>,
+    /// The responder's ACK and NAK frames (no FCS) and their emit ticks.
+    pub acks: Vec<(u64, Vec<u8>)>,
     /// (tick, local QP, rate kb/s) of every real rate change.
     pub rates: Vec<(u64, u32, u32)>,
     pub releases: Vec<Release>,
-    /// The requester's retransmit requests (none while the loop refuses
-    /// `ack_mode`, `SPEC.md` §9).
+    /// The requester's retransmit requests (with `ack_mode`, `SPEC.md`
+    /// §6.11): the host sends those packets again.
     pub retx: Vec<RetxRequest>,
-    /// When the pacer next has work: the NIC must be advanced then.
+    /// When the NIC next has work (the pacer's next slot, a retransmit
+    /// timer): it must be advanced then.
     pub next_busy: Option<u64>,
 }
 
@@ -72,15 +77,22 @@ impl Nic {
         let out = &mut self.golden_out;
         let golden = NicOutputs {
             cnps: out.cn.cnps.drain(..).map(|c| (c.time, c.frame)).collect(),
+            acks: out.cn.acks.drain(..).map(|a| (a.time, a.frame)).collect(),
             rates: out.cn.rates.drain(..).filter(|r| r.is_change()).map(|r| (r.time, r.qp, r.rate_kbps)).collect(),
             releases: std::mem::take(&mut out.releases),
             retx: std::mem::take(&mut out.cn.retx),
             next_busy: self.golden.next_busy_tick(),
         };
         let Some(top) = &mut self.rtl else { return Ok(golden) };
+        let next_busy = top.advance(tick).map_err(|stop| stopped(top, stop))?;
+        // One frame output: CNPs and ACKs apart by opcode, each stream in
+        // its order (the arbiter's order between them is not the model's,
+        // SPEC.md §6.10).
+        let (acks, cnps) = top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).partition(|(_, f)| is_ack(f));
         let mut rtl = NicOutputs {
-            next_busy: top.advance(tick).map_err(|stop| stopped(top, stop))?,
-            cnps: top.cnps.drain(..).map(|c| (c.tick, c.frame().to_vec())).collect(),
+            next_busy,
+            cnps,
+            acks,
             releases: top.releases.drain(..).map(|r| r.to_release()).collect(),
             retx: top.retx.drain(..).map(|r| r.to_request()).collect::<Result<_, _>>()?,
             rates: Vec::new(),
@@ -107,11 +119,17 @@ pub fn first_difference(rtl: &NicOutputs, golden: &NicOutputs) -> Option<String>
     stream("release", &rtl.releases, &golden.releases)
         .or_else(|| stream("rate change (tick, qp, kb/s)", &rtl.rates, &golden.rates))
         .or_else(|| stream("CNP (tick, frame)", &rtl.cnps, &golden.cnps))
+        .or_else(|| stream("ACK or NAK (tick, frame)", &rtl.acks, &golden.acks))
         .or_else(|| stream("retransmit request", &rtl.retx, &golden.retx))
         .or_else(|| {
             (rtl.next_busy != golden.next_busy)
                 .then(|| format!("next busy tick: RTL {:?}, golden {:?}", rtl.next_busy, golden.next_busy))
         })
+}
+
+/// An RC ACKNOWLEDGE (an ACK or NAK), as the parser reads it.
+fn is_ack(frame: &[u8]) -> bool {
+    parse_frame(frame, false, &ParserConfig::default()).opcode == Some(RC_ACK)
 }
 
 fn stopped(top: &RtlPipeline, stop: SimStop) -> String {

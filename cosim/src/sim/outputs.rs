@@ -20,14 +20,17 @@ pub struct Flow {
     pub start_ps: u64,
     /// The next new packet to hand over.
     pub next_index: u64,
-    /// Dropped packets the sender was told of, to send again first.
+    /// Packets to hand over again first: without `ack_mode`, dropped ones
+    /// the sender was told of; and any the pacer had no room for.
     pub resend: VecDeque<u64>,
     /// A packet of the flow is between hand-over and the host's wire.
     pub in_nic: bool,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
-    /// Packets the switch dropped (each was sent again).
+    /// Packets the switch dropped or the lossy link lost.
     pub lost_packets: u64,
+    /// With `ack_mode`: the receiver's order, what was sent again and why.
+    pub transport: FlowTransport,
     pub done_ps: Option<u64>,
     /// The sender NIC's rate for the flow's QP before its first change
     /// (the line rate), and every change after: (tick, kb/s), in tick
@@ -60,6 +63,52 @@ impl Flow {
         self.paused_ps += paused;
         if victim {
             self.victim_ps += paused;
+        }
+    }
+}
+
+/// One flow's delivery: what was sent again and why (every run), and with
+/// `ack_mode` the receiver's order and the requester's requests.
+#[derive(Debug, Clone, Default)]
+pub struct FlowTransport {
+    /// The receiver's next packet in order (its responder's expected PSN).
+    pub expected: u64,
+    /// One past the highest packet the sender has put on its wire.
+    pub wire_high: u64,
+    /// Per packet: its latest copy was lost (dropped by the switch or lost
+    /// on a link) and it has not been sent again since.
+    pub lost: Vec<bool>,
+    /// Packets sent again (on the sender's wire), and their frame bytes.
+    pub retx_packets: u64,
+    pub retx_bytes: u64,
+    /// Of those, the packets whose copy before was lost; the rest are
+    /// go-back-N's excess (their copy before arrived, or was still on its
+    /// way).
+    pub retx_of_lost: u64,
+    /// The requester's retransmit requests by cause: a NAK, a timeout.
+    pub nak_requests: u64,
+    pub timeout_requests: u64,
+    /// When the requester gave up (retry exhausted), ps.
+    pub exhausted_ps: Option<u64>,
+    /// Packets that reached the receiver out of order or again: dropped.
+    pub discarded: u64,
+}
+
+impl FlowTransport {
+    pub(super) fn new(packets: u64) -> Self {
+        FlowTransport { lost: vec![false; packets as usize], ..FlowTransport::default() }
+    }
+
+    /// A data packet of `bytes` starts on the sender's wire.
+    pub(super) fn on_wire(&mut self, index: u64, bytes: u64) {
+        if index < self.wire_high {
+            self.retx_packets += 1;
+            self.retx_bytes += bytes;
+            if std::mem::take(&mut self.lost[index as usize]) {
+                self.retx_of_lost += 1;
+            }
+        } else {
+            self.wire_high = index + 1;
         }
     }
 }
@@ -98,6 +147,11 @@ pub struct SimRun {
     pub drops: u64,
     pub cnps_sent: u64,
     pub cnps_received: u64,
+    /// The responders' ACK and NAK frames sent and received (`ack_mode`).
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    /// Frames lost on the lossy link (`--loss`).
+    pub link_losses: u64,
     /// With `--pfc`: per priority, the switch's PFC frames and pauses.
     pub pfc: Option<[PriorityCounts; PFC_PRIORITIES]>,
     /// PFC frames that reached a host's NIC.

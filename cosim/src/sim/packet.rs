@@ -3,7 +3,7 @@
 //! options, so the fields the switch reads sit at fixed offsets.
 
 use metaroce_golden::frame::{RoceRepr, UdpFrameRepr, ICRC_LEN, MIN_FRAME_LEN};
-use metaroce_golden::opcode::CNP;
+use metaroce_golden::opcode::{CNP, RC_ACK};
 use metaroce_golden::wire::{
     ethertype, ip_proto, Bth, BthRepr, EthernetFrame, EthernetRepr, IpRepr, Ipv4Packet, Ipv4Repr, UdpRepr,
     ROCE_V2_UDP_PORT,
@@ -43,7 +43,8 @@ pub fn address_of(host: usize) -> u8 {
 #[derive(Debug, Clone)]
 pub struct Packet {
     pub data: Vec<u8>,
-    /// The flow a data packet belongs to (None: a CNP or a PFC frame).
+    /// The flow a data packet belongs to (None: a CNP, an ACK or NAK, or a
+    /// PFC frame).
     pub flow: Option<usize>,
     /// A data packet's index in its message (its PSN).
     pub index: u64,
@@ -109,12 +110,9 @@ impl Packet {
         (BTH_OFFSET + BthRepr::LEN + padded + ICRC_LEN).max(MIN_FRAME_LEN)
     }
 
-    pub fn cnp(data: Vec<u8>) -> Self {
-        Packet { data, flow: None, index: 0 }
-    }
-
-    /// A frame the switch sends on its own: a MAC Control (PFC) frame.
-    pub fn control(data: Vec<u8>) -> Self {
+    /// A frame of no flow: a CNP, ACK or NAK a NIC made, or a MAC Control
+    /// (PFC) frame the switch sends on its own.
+    pub fn no_flow(data: Vec<u8>) -> Self {
         Packet { data, flow: None, index: 0 }
     }
 
@@ -123,7 +121,16 @@ impl Packet {
     }
 
     pub fn is_cnp(&self) -> bool {
-        Bth::new_checked(self.data.get(BTH_OFFSET..).unwrap_or_default()).is_ok_and(|bth| bth.opcode() == CNP)
+        self.opcode() == Some(CNP)
+    }
+
+    /// An RC ACKNOWLEDGE: a responder's ACK or NAK.
+    pub fn is_ack(&self) -> bool {
+        self.opcode() == Some(RC_ACK)
+    }
+
+    fn opcode(&self) -> Option<u8> {
+        Bth::new_checked(self.data.get(BTH_OFFSET..).unwrap_or_default()).ok().map(|bth| bth.opcode())
     }
 
     /// The destination host, from the MAC.

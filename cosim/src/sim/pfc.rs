@@ -249,7 +249,7 @@ pub fn frame(event: PfcEvent, src: [u8; 6]) -> Packet {
     };
     let mut pause_times = [0; PFC_PRIORITIES];
     pause_times[priority] = quanta;
-    Packet::control(mac_control_frame(src, &MacControlRepr::Pfc { class_enable: 1 << priority, pause_times }))
+    Packet::no_flow(mac_control_frame(src, &MacControlRepr::Pfc { class_enable: 1 << priority, pause_times }))
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ use metaroce_golden::cc_presets::CcPreset;
 use super::goals::{goals_table, GOALS};
 use super::readme_runs::{run_columns, Charted, Column};
 use super::report::{comparison_table, Summary};
-use super::scenario::{Scenario, SimCc, SimConfig};
+use super::scenario::{LinkLoss, Scenario, SimCc, SimConfig};
+use metaroce_golden::cc_params::AckMode;
 
 /// A case of the README's figures: `scenario` at `gbps`, its file stem.
 /// Hosts of a collective never start together to the ns: its starts are
@@ -80,6 +81,17 @@ pub const LOSSLESS_COLUMNS: [(SimCc, bool); 4] =
     [(SimCc::DCQCN, false), (SimCc::None, true), (SimCc::DCQCN, true), (SimCc::METAROCE, true)];
 pub const LOSSLESS_PRESET: CcPreset = CcPreset::Ns3;
 
+/// Issue 20's loss cases (`SPEC.md` §9.7): the incast and the all-to-all
+/// at 100 Gb/s under [`LOSSLESS_PRESET`], the NICs' go-back-N on, with no
+/// loss and with [`LOSS_RATES`] on the link into host 0 (the incast's
+/// receiver).
+pub const LOSS_RATES: [f64; 3] = [0.0, 0.001, 0.01];
+/// Their timer, `retx_timeout` 8: IBTA's Local ACK Timeout 4.096 µs · 2^8 =
+/// 1.05 ms, the first power of two above the deepest queue's delay in
+/// these runs (about 10 MB at 100 Gb/s, 0.84 ms); at 10 (4.2 ms) no timer
+/// fires early, but each lost tail waits 4.2 ms.
+pub const LOSS_RETX_TIMEOUT: u32 = 8;
+
 /// The case whose charts the README shows inline, one column per mode; the
 /// others' are linked.
 pub const README_INLINE_CASE: &str = "incast16-100g";
@@ -128,6 +140,10 @@ impl ReadmeSet {
         if self == ReadmeSet::Core {
             for (i, (stem, config)) in lossless_cases().into_iter().enumerate() {
                 tables.push(lossless_table(&stem, config, i == 0)?);
+            }
+            for (i, scenario) in [INCAST, ALL_TO_ALL].into_iter().enumerate() {
+                let (stem, config) = case(scenario, 100);
+                tables.push(loss_table(&stem, config, i == 0)?);
             }
         }
         Ok(tables)
@@ -207,6 +223,34 @@ fn lossless_table(stem: &str, mut config: SimConfig, first: bool) -> Result<Tabl
         format!(
             "\n### Lossy and lossless (`--pfc`), {LOSSLESS_PRESET} preset\n\nPFC pauses the senders' data \
              priority (3) at each ingress port's XOFF threshold; CNPs travel on priority 6, never paused.\n"
+        )
+    });
+    Ok(Table { intro, layout: Layout::Compare { names_buffer: true, inline: false }, columns })
+}
+
+/// `config` with the NICs' go-back-N under [`LOSSLESS_PRESET`], at each of
+/// [`LOSS_RATES`] in each mode; `first` opens the section.
+fn loss_table(stem: &str, mut config: SimConfig, first: bool) -> Result<Table> {
+    config.apply_preset(LOSSLESS_PRESET).map_err(|e| anyhow!("{stem}: {e}"))?;
+    config.cc.ack_mode = AckMode::Rocev2;
+    config.cc.retx_timeout = LOSS_RETX_TIMEOUT;
+    let mut columns = Vec::new();
+    for rate in LOSS_RATES {
+        for cc in [SimCc::DCQCN, SimCc::METAROCE] {
+            let config = SimConfig { loss: LinkLoss { port: 0, rate }, ..config.clone() };
+            let variant = format!("rocev2-loss{}pct-{}-{LOSSLESS_PRESET}", rate * 100.0, cc.name());
+            let label = format!("{} {} % loss", cc.name(), rate * 100.0);
+            columns.push(Column { name: format!("{stem}-{variant}"), label, config, cc });
+        }
+    }
+    // IBTA's Local ACK Timeout: 4.096 µs * 2^retx_timeout.
+    let timer_ms = 4.096e-3 * f64::from(1u32 << LOSS_RETX_TIMEOUT);
+    let intro = first.then(|| {
+        format!(
+            "\n### Loss and the NICs' go-back-N (`ack_mode=rocev2`), {LOSSLESS_PRESET} preset\n\nIssue 20: \
+             random loss on the link into host 0, recovered by the NICs' responders and requesters (RoCEv2 \
+             go-back-N, `retx_timeout` {LOSS_RETX_TIMEOUT}: {timer_ms:.2} ms), at 0, 0.1 and 1 % loss in each mode. \
+             MetaRoCE's selective repeat is not built yet.\n"
         )
     });
     Ok(Table { intro, layout: Layout::Compare { names_buffer: true, inline: false }, columns })

@@ -16,6 +16,7 @@ use super::nic::RTL_WIDTH;
 use super::outputs::{SimRun, MANY_FLOWS};
 use super::packet::{Packet, WIRE_OVERHEAD};
 use super::pauses::{pauses_cell, priorities, victim, victim_cell, PrioritySummary, VictimSummary};
+use super::reliability::{self, reliability, ReliabilitySummary};
 use super::scenario::{RtlPlacement, SimCc, SimConfig};
 use crate::capture::write_capture;
 
@@ -76,6 +77,9 @@ pub struct Summary {
     pub pfc_frames_received: u64,
     /// The victim scenario's victim flow.
     pub victim: Option<VictimSummary>,
+    /// With `ack_mode` on or a lossy link: goodput, what was sent again
+    /// and why, the ACK load (§9.7).
+    pub reliability: Option<ReliabilitySummary>,
 }
 
 pub fn summarize(run: &SimRun) -> Summary {
@@ -120,6 +124,7 @@ pub fn summarize(run: &SimRun) -> Summary {
         ecn: c.ecn,
         pfc_frames_received: run.pfc_frames_received,
         victim: victim(run),
+        reliability: reliability(run),
     }
 }
 
@@ -339,6 +344,17 @@ pub fn comparison_table(runs: &[Summary]) -> String {
     if runs.iter().any(|s| s.pfc) {
         rows.insert(after(&rows, "drops"), ("PFC pauses", |s| pauses_cell(s.pfc, &s.pfc_priorities)));
     }
+    if runs.iter().any(|s| s.reliability.is_some()) {
+        let at = after(&rows, "line-rate bound");
+        let reliability_rows: [Row; 5] = [
+            ("reliable delivery, link loss", |s| reliability::loss_cell(&s.reliability)),
+            ("goodput", |s| reliability::goodput_cell(&s.reliability)),
+            ("sent again", |s| reliability::sent_again_cell(&s.reliability)),
+            ("retransmit requests", |s| reliability::requests_cell(&s.reliability)),
+            ("ACK frames per data packet", |s| reliability::ack_load_cell(&s.reliability)),
+        ];
+        rows.splice(at..at, reliability_rows);
+    }
     if runs.iter().any(|s| s.victim.is_some()) {
         rows.insert(
             after(&rows, "every QP at its fair share"),
@@ -350,7 +366,14 @@ pub fn comparison_table(runs: &[Summary]) -> String {
         let _ = write!(t, " {} at {}G |", s.scenario, s.link_gbps);
     }
     for s in runs {
-        let _ = write!(t, " {}{}, {} |", s.cc, if s.pfc { " + PFC" } else { "" }, s.preset);
+        let _ = write!(
+            t,
+            " {}{}{}, {} |",
+            s.cc,
+            if s.pfc { " + PFC" } else { "" },
+            reliability::loss_label(&s.reliability),
+            s.preset
+        );
     }
     t.push_str("\n|---|");
     t.push_str(&"---|".repeat(runs.len()));

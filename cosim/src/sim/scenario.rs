@@ -147,6 +147,23 @@ impl RtlPlacement {
     }
 }
 
+/// Random loss on one link (`--loss`, `--loss-port`): every RoCE frame the
+/// switch sends towards host `port` is lost on the wire with probability
+/// `rate` (a frame with a bad FCS, which the NIC's MAC discards). PFC frames
+/// are not: they are the link's own, and no transport recovers them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LinkLoss {
+    pub port: usize,
+    pub rate: f64,
+}
+
+impl LinkLoss {
+    /// The dice's threshold: a draw below it loses the frame.
+    pub(super) fn threshold(&self) -> u64 {
+        (self.rate * u64::MAX as f64) as u64
+    }
+}
+
 /// One run's configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimConfig {
@@ -171,8 +188,11 @@ pub struct SimConfig {
     pub pfc: bool,
     /// The even hosts' NICs in MetaRoCE mode whatever `cc` says (`--cc mixed`).
     pub mixed: bool,
-    /// Every NIC's congestion control (its line rate is the link's).
+    /// Every NIC's congestion control (its line rate is the link's), and
+    /// its reliable delivery: with `ack_mode` on, the loop's (§9.7).
     pub cc: CcParams,
+    /// Random loss on one link (`--loss`; none by default).
+    pub loss: LinkLoss,
     /// The preset `cc` started from (`--cc-preset`), for the figures' names.
     pub preset: Option<CcPreset>,
     pub rtl: RtlPlacement,
@@ -202,6 +222,7 @@ impl SimConfig {
             mixed: false,
             cc: CcParams { line_rate_mbps: link_gbps * 1000, ..CcParams::default() },
             preset: None,
+            loss: LinkLoss::default(),
             rtl: RtlPlacement::Nowhere,
             seed: 1,
             sample_ns: 1000,
@@ -244,13 +265,19 @@ impl SimConfig {
                 return Err(format!("--rtl {h}: there are hosts 0 to {}", hosts - 1));
             }
         }
-        if self.cc.ack_mode != AckMode::Off {
-            // The responder's ACKs exist in the NIC (SPEC.md §6.10), but no
-            // requester acts on them yet: the loop's recovery is still its own.
+        // PSNs are 24 bits, and go-back-N reads half their range as behind.
+        if self.reliable() && self.packets_per_message() >= 1 << 23 {
             return Err(format!(
-                "ack_mode={}: the closed loop does not carry ACKs or NAKs yet (issue 20); use ack_mode=off",
-                self.cc.ack_mode.name()
+                "ack_mode={}: a message of {} packets; PSNs allow fewer than 2^23",
+                self.cc.ack_mode.name(),
+                self.packets_per_message()
             ));
+        }
+        if !(0.0..=0.5).contains(&self.loss.rate) {
+            return Err(format!("--loss {}: a fraction of frames, 0 to 0.5", self.loss.rate));
+        }
+        if self.loss.port >= hosts {
+            return Err(format!("--loss-port {}: there are hosts 0 to {}", self.loss.port, hosts - 1));
         }
         if !(1..=1600).contains(&self.link_gbps) {
             return Err(format!("link rate {} Gb/s: 1 to 1600", self.link_gbps));
@@ -292,6 +319,12 @@ impl SimConfig {
         Pfc::new(self.buffer_bytes, headroom, 1 << priority_of_dscp(DATA_DSCP), self.link_gbps)
     }
 
+    /// Whether the NICs' ACKs, NAKs and retransmit requests carry the
+    /// loop's reliable delivery (`ack_mode` on, §9.7).
+    pub fn reliable(&self) -> bool {
+        self.cc.ack_mode != AckMode::Off
+    }
+
     pub(super) fn packets_per_message(&self) -> u64 {
         self.message_bytes.div_ceil(u64::from(self.mtu))
     }
@@ -325,7 +358,9 @@ impl SimConfig {
                     local: qp_toward(host, p, hosts),
                     remote: qp_toward(p, host, hosts),
                     priority: priority_of_dscp(DATA_DSCP) as u8,
-                    rq_psn: None,
+                    // Every message starts at PSN 0 (`Packet::data`): the
+                    // responder expects it even if the first packet is lost.
+                    rq_psn: Some(0),
                 })
                 .collect(),
             cc,

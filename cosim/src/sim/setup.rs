@@ -7,7 +7,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use metaroce_golden::cc_params::CcMode;
 
 use super::nic::Nic;
-use super::outputs::{Flow, SimFailure, SimRun};
+use super::outputs::{Flow, FlowTransport, SimFailure, SimRun};
 use super::packet;
 use super::scenario::{SimCc, SimConfig};
 use super::switch::Switch;
@@ -19,6 +19,8 @@ use crate::dice::Dice;
 /// The experimental EtherType (IEEE 802 local experimental 1) of the marker
 /// frame that opens every host capture at tick 0.
 const MARKER_ETHERTYPE: u16 = 0x88B5;
+/// Salts the lossy link's dice (`--loss`) away from the others of the seed.
+const LOSS_SALT: u64 = 0x4C4F_5353;
 
 /// Runs `config` with `cc` reacting to congestion.
 pub fn run_cc(config: &SimConfig, cc: SimCc) -> Result<SimRun, SimFailure> {
@@ -63,6 +65,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
             dst,
             start_ps: if config.jitter_ns == 0 { 0 } else { dice.next() % (config.jitter_ns + 1) * PS_PER_NS },
             start_rate_kbps: line_kbps,
+            transport: FlowTransport::new(config.packets_per_message()),
             ..Flow::default()
         })
         .collect();
@@ -89,6 +92,11 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         samples: Vec::new(),
         cnps_sent: 0,
         cnps_received: 0,
+        acks_sent: 0,
+        acks_received: 0,
+        link_losses: 0,
+        // The loss's dice apart from the jitter's and the switch's.
+        loss_dice: Dice(config.seed ^ LOSS_SALT),
         pfc_frames_received: 0,
         first_mark_ps: None,
         first_cnp_ps: None,
@@ -109,7 +117,9 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
     if let Some(pfc) = &mut world.switch.pfc {
         pfc.finish(end);
     }
-    let completion_ps = (world.flows_left == 0).then(|| world.flows.iter().filter_map(|f| f.done_ps).max()).flatten();
+    // Complete when every flow is: a flow whose requester gave up is not.
+    let completion_ps =
+        world.flows.iter().map(|f| f.done_ps).collect::<Option<Vec<_>>>().and_then(|d| d.into_iter().max());
     let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
     Ok(SimRun {
         mode,
@@ -119,6 +129,9 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         drops: world.switch.drops,
         cnps_sent: world.cnps_sent,
         cnps_received: world.cnps_received,
+        acks_sent: world.acks_sent,
+        acks_received: world.acks_received,
+        link_losses: world.link_losses,
         pfc: world.switch.pfc.as_ref().map(|p| p.counts),
         pfc_frames_received: world.pfc_frames_received,
         first_mark_ps: world.first_mark_ps,

@@ -14,19 +14,21 @@ use super::pfc::PfcEvent;
 use super::scenario::{peer_of, qp_toward, SimConfig};
 use super::switch::{Enqueued, Switch};
 use crate::capture::{GenFrame, START_NS};
+use crate::dice::Dice;
 
 pub(super) const PS_PER_NS: u64 = 1000;
-/// A drop is known to its sender after three link delays: the next packet
-/// reaches the receiver, whose NAK goes back through the switch (queueing
-/// and serialization left out).
-const NAK_DELAYS: u64 = 3;
+/// Without `ack_mode`, a drop is known to its sender after three link
+/// delays: the next packet reaches the receiver, whose NAK goes back
+/// through the switch (queueing and serialization left out).
+pub(super) const NAK_DELAYS: u64 = 3;
 
 #[derive(Debug)]
 pub(super) enum Event {
     Post {
         flow: usize,
     },
-    /// The receiver's NAK for a dropped packet reaches the sender.
+    /// Without `ack_mode`: the receiver's NAK for a dropped packet reaches
+    /// the sender (the loop's stand-in for a transport).
     Nak {
         flow: usize,
         index: u64,
@@ -93,6 +95,12 @@ pub(super) struct World {
     pub(super) samples: Vec<Sample>,
     pub(super) cnps_sent: u64,
     pub(super) cnps_received: u64,
+    /// The responders' ACK and NAK frames sent and received (`ack_mode`).
+    pub(super) acks_sent: u64,
+    pub(super) acks_received: u64,
+    /// Frames lost on the lossy link (`--loss`), and its dice.
+    pub(super) link_losses: u64,
+    pub(super) loss_dice: Dice,
     pub(super) pfc_frames_received: u64,
     /// When the switch first marked a packet, and a NIC first sent a CNP, ps.
     pub(super) first_mark_ps: Option<u64>,
@@ -186,7 +194,7 @@ impl World {
     fn post(&mut self, flow: usize) -> Result<(), String> {
         let count = self.config.packets_per_message();
         let f = &mut self.flows[flow];
-        if f.in_nic {
+        if f.in_nic || f.transport.exhausted_ps.is_some() {
             return Ok(());
         }
         let index = match f.resend.pop_front() {
@@ -228,14 +236,17 @@ impl World {
     }
 
     fn apply(&mut self, h: usize, out: NicOutputs) -> Result<(), String> {
-        if let Some(request) = out.retx.first() {
-            // The loop refuses ack_mode, so no requester should ever ask.
-            return Err(format!("host {h}: the requester asked to re-post {request:?}, which the loop cannot do yet"));
+        for request in &out.retx {
+            self.retransmit(h, request)?;
         }
         for (_, frame) in out.cnps {
             self.cnps_sent += 1;
             self.first_cnp_ps.get_or_insert(self.now);
-            self.hosts[h].egress.push_back(Packet::cnp(frame));
+            self.hosts[h].egress.push_back(Packet::no_flow(frame));
+        }
+        for (_, frame) in out.acks {
+            self.acks_sent += 1;
+            self.hosts[h].egress.push_back(Packet::no_flow(frame));
         }
         self.start_host_link(h);
         for (tick, qp, rate) in out.rates {
@@ -299,6 +310,7 @@ impl World {
         let end = self.now + packet.wire_ps(self.config.link_gbps);
         if let Some(flow) = packet.flow {
             self.flows[flow].in_nic = false;
+            self.data_on_wire(flow, &packet);
             self.schedule(self.now, Event::Post { flow });
         }
         self.schedule(end, Event::HostSent { host: h });
@@ -311,9 +323,7 @@ impl World {
         match self.switch.enqueue(port, packet, self.now) {
             Enqueued::Dropped => {
                 if let Some(flow) = flow {
-                    self.flows[flow].lost_packets += 1;
-                    let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
-                    self.schedule(nak, Event::Nak { flow, index });
+                    self.lose(flow, index);
                 }
                 return;
             }
@@ -376,19 +386,24 @@ impl World {
             self.marked(marked);
             let end = self.now + packet.wire_ps(self.config.link_gbps);
             self.schedule(end, Event::PortSent { port });
-            self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+            if !self.lost_on_link(port, &packet) {
+                self.schedule(end + self.config.link_delay_ns * PS_PER_NS, Event::AtHost { host: port, packet });
+            }
         }
     }
 
     fn at_host(&mut self, h: usize, packet: Packet) -> Result<(), String> {
         match packet.flow {
             Some(flow) => {
-                let f = &mut self.flows[flow];
-                f.delivered_packets += 1;
-                f.delivered_bytes += packet.data.len() as u64;
-                self.check_done(flow);
+                if self.accepts(flow, packet.index) {
+                    let f = &mut self.flows[flow];
+                    f.delivered_packets += 1;
+                    f.delivered_bytes += packet.data.len() as u64;
+                    self.check_done(flow);
+                }
             }
             None if packet.is_mac_control() => self.pfc_frames_received += 1,
+            None if packet.is_ack() => self.acks_received += 1,
             None => self.cnps_received += 1,
         }
         self.step(h, Some((&packet.data, None)))
@@ -399,7 +414,10 @@ impl World {
         let f = &mut self.flows[flow];
         if f.done_ps.is_none() && f.delivered_packets == count {
             f.done_ps = Some(self.now);
-            self.flows_left -= 1;
+            // A flow whose requester gave up has ended already.
+            if f.transport.exhausted_ps.is_none() {
+                self.flows_left -= 1;
+            }
         }
     }
 

@@ -1,0 +1,129 @@
+//! What a run's reliable delivery cost (`SPEC.md` §9.7): goodput, what was
+//! sent again and why, and the ACK load on the reverse path.
+
+use serde::Serialize;
+
+use super::outputs::SimRun;
+
+/// The reliability figures of one run with `ack_mode` on or a lossy link.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReliabilitySummary {
+    /// `ack_mode` (`off`: the loop's stand-in resends each drop).
+    pub ack_mode: String,
+    /// The lossy link's rate and its port (`--loss`), and the frames it lost.
+    pub loss_rate: f64,
+    pub loss_port: usize,
+    pub link_losses: u64,
+    /// Message bytes of the flows done over the completion time, Gb/s.
+    pub goodput_gbps: Option<f64>,
+    /// Data packets put on the senders' wires, first copies and again.
+    pub data_packets: u64,
+    pub retx_packets: u64,
+    pub retx_bytes: u64,
+    /// Of the packets sent again: those whose copy before was lost; the rest
+    /// are go-back-N's excess.
+    pub retx_of_lost: u64,
+    pub retx_excess: u64,
+    /// The requesters' retransmit requests by cause.
+    pub nak_requests: u64,
+    pub timeout_requests: u64,
+    pub flows_exhausted: usize,
+    /// Packets the receivers dropped as out of order or again.
+    pub discarded: u64,
+    pub acks_sent: u64,
+    /// ACK and NAK frames per data packet sent.
+    pub acks_per_data_packet: f64,
+}
+
+/// The figures, when the run had `ack_mode` on or a lossy link.
+pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
+    let c = &run.config;
+    if !c.reliable() && c.loss.rate == 0.0 {
+        return None;
+    }
+    let sum = |f: fn(&super::outputs::FlowTransport) -> u64| run.flows.iter().map(|x| f(&x.transport)).sum::<u64>();
+    let retx_packets = sum(|t| t.retx_packets);
+    let retx_of_lost = sum(|t| t.retx_of_lost);
+    let data_packets: u64 = run.releases.iter().flatten().filter(|r| !r.dropped).count() as u64;
+    let done = run.flows.iter().filter(|f| f.done_ps.is_some()).count() as u64;
+    Some(ReliabilitySummary {
+        ack_mode: c.cc.ack_mode.name().to_string(),
+        loss_rate: c.loss.rate,
+        loss_port: c.loss.port,
+        link_losses: run.link_losses,
+        goodput_gbps: run.completion_ps.map(|ps| (done * c.message_bytes * 8) as f64 / (ps as f64 / 1000.0)),
+        data_packets,
+        retx_packets,
+        retx_bytes: sum(|t| t.retx_bytes),
+        retx_of_lost,
+        retx_excess: retx_packets - retx_of_lost,
+        nak_requests: sum(|t| t.nak_requests),
+        timeout_requests: sum(|t| t.timeout_requests),
+        flows_exhausted: run.flows.iter().filter(|f| f.transport.exhausted_ps.is_some()).count(),
+        discarded: sum(|t| t.discarded),
+        acks_sent: run.acks_sent,
+        acks_per_data_packet: if data_packets == 0 { 0.0 } else { run.acks_sent as f64 / data_packets as f64 },
+    })
+}
+
+/// A column's heading beside its mode: the lossy link's rate, if any.
+pub fn loss_label(r: &Option<ReliabilitySummary>) -> String {
+    match r {
+        Some(r) if r.loss_rate > 0.0 => format!(", {} % loss", r.loss_rate * 100.0),
+        _ => String::new(),
+    }
+}
+
+/// The comparison table's cells (`report::comparison_table`); a dash for a
+/// run without the figures.
+pub fn loss_cell(r: &Option<ReliabilitySummary>) -> String {
+    match r {
+        Some(r) if r.loss_rate > 0.0 => format!(
+            "ack_mode {}; {} % to host {}: {} frames lost",
+            r.ack_mode,
+            r.loss_rate * 100.0,
+            r.loss_port,
+            r.link_losses
+        ),
+        Some(r) => format!("ack_mode {}; no link loss", r.ack_mode),
+        None => "—".into(),
+    }
+}
+
+pub fn goodput_cell(r: &Option<ReliabilitySummary>) -> String {
+    match r.as_ref().and_then(|r| r.goodput_gbps) {
+        Some(g) => format!("{g:.1} Gb/s"),
+        None => "—".into(),
+    }
+}
+
+pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
+    match r {
+        Some(r) => format!(
+            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess",
+            r.retx_packets,
+            r.data_packets,
+            r.retx_bytes as f64 / 1000.0,
+            r.retx_of_lost,
+            r.retx_excess
+        ),
+        None => "—".into(),
+    }
+}
+
+pub fn requests_cell(r: &Option<ReliabilitySummary>) -> String {
+    match r {
+        Some(r) => format!(
+            "{} NAK, {} timeout; {} QP(s) retry exhausted; {} packets discarded",
+            r.nak_requests, r.timeout_requests, r.flows_exhausted, r.discarded
+        ),
+        None => "—".into(),
+    }
+}
+
+pub fn ack_load_cell(r: &Option<ReliabilitySummary>) -> String {
+    match r {
+        Some(r) => format!("{:.4} ({} ACKs and NAKs)", r.acks_per_data_packet, r.acks_sent),
+        None => "—".into(),
+    }
+}
