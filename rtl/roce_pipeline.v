@@ -420,7 +420,7 @@ roce_classify classify_inst (
 // taken (below) is an event too, of kind KIND_TIME: the requester's clock
 // between frames (SPEC.md §6.11), which no other part takes. Only with no
 // classified event waiting (adv_open).
-localparam EVT_WIDTH = 2 + 64 + 532 + 24 + 1 + 1 + 1 + 1 + 8 - 66;
+localparam EVT_WIDTH = 532 + 24 + 1 + 1 + 1 + 1 + 8;
 wire evt_skid_busy;
 wire adv_take;
 roce_skid #(
@@ -432,7 +432,7 @@ roce_skid #(
     .s_ready(cls_ready),
     .s_data(cls_valid
         ? {cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome}
-        : {KIND_TIME, s_adv_time, {(EVT_WIDTH - 66){1'b0}}}),
+        : {KIND_TIME, s_adv_time, {(EVT_WIDTH - 2 - 64){1'b0}}}),
     .m_valid(evt_valid),
     .m_ready(evt_ready),
     .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end, evt_syndrome_valid, evt_syndrome}),
@@ -554,7 +554,8 @@ roce_cn #(
 
 // The pacer flushes, and time advances, only once every frame before has
 // reached it; an advance is a pacer command with neither rate nor packet,
-// queued behind the RP's transactions.
+// queued behind the RP's transactions, and at once a time event to the CN
+// block (above).
 // The CN block's idleness, registered so that no path runs from its state
 // to the pacer's FSM (through flush) in one cycle. It is a cycle late only
 // in saying "idle": the block can only become busy with an event the skid

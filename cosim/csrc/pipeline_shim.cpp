@@ -130,8 +130,9 @@ struct PipelineSimW final : MrModel<Model, TRACED, COVERED, PipelineSim> {
     }
 
     // Offers the advance to `tick` (once per call sequence), then clocks
-    // until nothing is active; true once settled, with the pacer's next
-    // busy tick. False: out of cycles or buffer room, call again.
+    // until nothing is active; true once settled, with the top's next busy
+    // tick (the pacer's or a retransmit timer's). False: out of cycles or
+    // buffer room, call again.
     bool advance(uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles, uint64_t* next_busy_valid,
                  uint64_t* next_busy_time) override {
         MrEvaluating evaluating(this);
@@ -188,7 +189,7 @@ size_t mr_pipeline_push(void* sim, const mr_pipeline_frame* frames, size_t n, mr
 }
 
 // Moves the top's time on to `tick` (s_adv_*) once every frame pushed is
-// in, collecting the outputs; 1 once settled, with the pacer's next busy
+// in, collecting the outputs; 1 once settled, with the top's next busy
 // tick in *next_busy_*; 0 when out of cycles or room (call again).
 int mr_pipeline_advance(void* sim, uint64_t tick, mr_pipeline_out* out, uint64_t max_cycles,
                         uint64_t* next_busy_valid, uint64_t* next_busy_time) {

@@ -292,8 +292,10 @@ impl RtlPipeline {
     }
 
     /// Time moves on to `tick` once every frame pushed is in (`s_adv_*`):
-    /// the releases due by then append to `self.releases`. Returns the
-    /// pacer's next busy tick (`next_busy_*`).
+    /// the releases due by then append to `self.releases`, and the
+    /// retransmit requests of timers run out by then to `self.retx`.
+    /// Returns the NIC's next busy tick (`next_busy_*`: the pacer's next
+    /// slot or the requester's next timer).
     pub fn advance(&mut self, tick: u64) -> Result<Option<u64>, SimStop> {
         let (mut next_valid, mut next_time) = (0u64, 0u64);
         let sim = &self.sim;

@@ -144,7 +144,10 @@ pub(super) fn captures() -> Vec<Capture> {
 /// saw, at their ticks. Then the same DCQCN incast with the NICs'
 /// go-back-N on and 2 % loss on the receiver's link (§9.7): its receiver
 /// (gaps, duplicates, ACKs and NAKs out) and its busiest sender (ACKs and
-/// NAKs in, packets sent again, timeouts).
+/// NAKs in, packets sent again); and host 0 of a 3-host all-to-all so, 5 %
+/// loss on its link and an ACK per 4 packets: it sends and receives, and
+/// some of the ACKs and NAKs to it are lost. Without the loop's time
+/// advances a replay finds a timeout only at a frame (SPEC §9).
 fn closed_loop_captures() -> Vec<Capture> {
     use crate::sim::{run, LinkLoss, Scenario, SimConfig};
     let mut config = SimConfig::new(Scenario::Incast { senders: 4 }, 100);
@@ -162,11 +165,16 @@ fn closed_loop_captures() -> Vec<Capture> {
     reliable.cc.ack_mode = AckMode::Rocev2;
     reliable.cc.retx_timeout = 4;
     reliable.loss = LinkLoss { port: 0, rate: 0.02 };
+    let mut lost_acks = reliable.clone();
+    lost_acks.scenario = Scenario::AllToAll { hosts: 3 };
+    lost_acks.cc.ack_coalesce_pkts = 4;
+    lost_acks.loss.rate = 0.05;
     let cases = [
-        (&config, CcMode::Dcqcn, "dcqcn_receiver", receiver),
-        (&config, CcMode::Metaroce, "metaroce_sender", busiest_sender),
-        (&reliable, CcMode::Dcqcn, "rocev2_loss_receiver", receiver),
-        (&reliable, CcMode::Dcqcn, "rocev2_loss_sender", busiest_sender),
+        (&config, CcMode::Dcqcn, "incast4_dcqcn_receiver", receiver),
+        (&config, CcMode::Metaroce, "incast4_metaroce_sender", busiest_sender),
+        (&reliable, CcMode::Dcqcn, "incast4_rocev2_loss_receiver", receiver),
+        (&reliable, CcMode::Dcqcn, "incast4_rocev2_loss_sender", busiest_sender),
+        (&lost_acks, CcMode::Dcqcn, "alltoall3_rocev2_loss_host0", receiver),
     ];
     cases
         .into_iter()
@@ -174,7 +182,7 @@ fn closed_loop_captures() -> Vec<Capture> {
             let mut run = run(config, mode).expect("the closed-loop stimulus runs");
             let host = pick(&run.captures);
             let (nic, frames) = std::mem::take(&mut run.captures[host]);
-            capture(&format!("sim_incast4_{name}.pcap"), frames, nic)
+            capture(&format!("sim_{name}.pcap"), frames, nic)
         })
         .collect()
 }

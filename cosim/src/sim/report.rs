@@ -48,7 +48,8 @@ pub struct Summary {
     pub first_mark_us: Option<f64>,
     pub first_cnp_us: Option<f64>,
     /// Until every packet of the collective was delivered (dropped ones
-    /// sent again), µs; none when the run stopped first (`--max-time-us`).
+    /// sent again), µs; none when the run stopped first (`--max-time-us`)
+    /// or a QP's retries ran out (`ack_mode`).
     pub completion_us: Option<f64>,
     pub flows_done: usize,
     /// The bound: the busiest host link carrying its bytes at line rate, µs.

@@ -117,9 +117,14 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
     if let Some(pfc) = &mut world.switch.pfc {
         pfc.finish(end);
     }
-    // Complete when every flow is: a flow whose requester gave up is not.
-    let completion_ps =
-        world.flows.iter().map(|f| f.done_ps).collect::<Option<Vec<_>>>().and_then(|d| d.into_iter().max());
+    // Complete when every flow is: a flow whose requester gave up is not,
+    // even if its packets all arrived (its sender's work request failed).
+    let completion_ps = world
+        .flows
+        .iter()
+        .map(|f| f.done_ps.filter(|_| f.transport.exhausted_ps.is_none()))
+        .collect::<Option<Vec<_>>>()
+        .and_then(|d| d.into_iter().max());
     let peak_port = (0..host_count).map(|p| world.switch.peak_depth(p)).collect();
     Ok(SimRun {
         mode,

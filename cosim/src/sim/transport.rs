@@ -80,15 +80,20 @@ impl World {
         let f = &mut self.flows[flow];
         match request.cause {
             RetxCause::RetryExhausted => {
-                f.transport.exhausted_ps.get_or_insert(self.now);
-                if f.done_ps.is_none() {
+                // The QP's error is latched: one such request per QP. A flow
+                // done before it has ended already.
+                if f.transport.exhausted_ps.is_none() && f.done_ps.is_none() {
                     self.flows_left -= 1;
                 }
+                f.transport.exhausted_ps.get_or_insert(self.now);
                 return Ok(());
             }
             RetxCause::Nak => f.transport.nak_requests += 1,
             RetxCause::Timeout => f.transport.timeout_requests += 1,
         }
+        // From the request's PSN on, in order; what the pacer had no room
+        // for is among those (or acknowledged).
+        f.resend.clear();
         f.next_index = u64::from(request.psn);
         self.schedule(self.now, Event::Post { flow });
         Ok(())
@@ -139,6 +144,24 @@ mod tests {
         // An ACK per AckReq (each message's last) and per 64 in order.
         assert_eq!(clean.acks_sent, 4 * (count / 64));
         assert!(run.completion_ps.unwrap() > clean.completion_ps.unwrap());
+    }
+
+    /// Host 0 of a 3-host all-to-all sends and receives over the lossy
+    /// link: some of the ACKs and NAKs to it are lost, and the next one, or
+    /// its timer, covers for each.
+    #[test]
+    fn lost_acks_and_naks_are_covered_by_the_next_or_the_timer() {
+        let mut config = lossy(0.05);
+        config.scenario = Scenario::AllToAll { hosts: 3 };
+        config.cc.ack_coalesce_pkts = 4;
+        let run = run(&config, CcMode::Dcqcn).unwrap();
+        assert!(run.acks_received < run.acks_sent, "{} of {} arrived", run.acks_received, run.acks_sent);
+        let count = config.packets_per_message();
+        for f in &run.flows {
+            assert!(f.done_ps.is_some() && f.transport.exhausted_ps.is_none(), "{f:?}");
+            assert_eq!(f.delivered_packets, count);
+        }
+        assert!(run.completion_ps.is_some());
     }
 
     /// A message of one packet has no packet after it to show a gap: each
