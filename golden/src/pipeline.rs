@@ -77,11 +77,7 @@ impl Pipeline {
     /// advance to next, the pacer's next slot while it holds packets or the
     /// requester's next timer, whichever is first.
     pub fn next_busy_tick(&self) -> Option<u64> {
-        let timer = self.cn.requester.timer_tick();
-        match (self.pacer.next_busy_tick(), timer) {
-            (Some(pacer), Some(timer)) => Some(pacer.min(timer)),
-            (pacer, timer) => pacer.or(timer),
-        }
+        [self.pacer.next_busy_tick(), self.cn.requester.timer_tick()].into_iter().flatten().min()
     }
 
     /// The end of the input: the pacer releases what it holds.

@@ -169,20 +169,25 @@ fn closed_loop_captures() -> Vec<Capture> {
     lost_acks.scenario = Scenario::AllToAll { hosts: 3 };
     lost_acks.cc.ack_coalesce_pkts = 4;
     lost_acks.loss.rate = 0.05;
-    let cases = [
-        (&config, CcMode::Dcqcn, "incast4_dcqcn_receiver", receiver),
-        (&config, CcMode::Metaroce, "incast4_metaroce_sender", busiest_sender),
-        (&reliable, CcMode::Dcqcn, "incast4_rocev2_loss_receiver", receiver),
-        (&reliable, CcMode::Dcqcn, "incast4_rocev2_loss_sender", busiest_sender),
-        (&lost_acks, CcMode::Dcqcn, "alltoall3_rocev2_loss_host0", receiver),
+    // Each run once, and the hosts it gives captures of (name, host).
+    type Captures<'a> = &'a [(&'a str, Pick)];
+    let runs: [(&SimConfig, CcMode, Captures); 4] = [
+        (&config, CcMode::Dcqcn, &[("incast4_dcqcn_receiver", receiver)]),
+        (&config, CcMode::Metaroce, &[("incast4_metaroce_sender", busiest_sender)]),
+        (
+            &reliable,
+            CcMode::Dcqcn,
+            &[("incast4_rocev2_loss_receiver", receiver), ("incast4_rocev2_loss_sender", busiest_sender)],
+        ),
+        (&lost_acks, CcMode::Dcqcn, &[("alltoall3_rocev2_loss_host0", receiver)]),
     ];
-    cases
-        .into_iter()
-        .map(|(config, mode, name, pick)| {
-            let mut run = run(config, mode).expect("the closed-loop stimulus runs");
-            let host = pick(&run.captures);
-            let (nic, frames) = std::mem::take(&mut run.captures[host]);
-            capture(&format!("sim_{name}.pcap"), frames, nic)
+    runs.into_iter()
+        .flat_map(|(config, mode, picks)| {
+            let run = run(config, mode).expect("the closed-loop stimulus runs");
+            picks.iter().map(move |(name, pick)| {
+                let (nic, frames) = run.captures[pick(&run.captures)].clone();
+                capture(&format!("sim_{name}.pcap"), frames, nic)
+            })
         })
         .collect()
 }

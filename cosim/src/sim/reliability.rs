@@ -14,7 +14,8 @@ pub struct ReliabilitySummary {
     pub loss_rate: f64,
     pub loss_port: usize,
     pub link_losses: u64,
-    /// Message bytes of the flows done over the completion time, Gb/s.
+    /// Message bytes of every flow over the completion time (when every flow
+    /// completed), Gb/s.
     pub goodput_gbps: Option<f64>,
     /// Data packets put on the senders' wires, first copies and again.
     pub data_packets: u64,
@@ -45,13 +46,14 @@ pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
     let retx_packets = sum(|t| t.retx_packets);
     let retx_of_lost = sum(|t| t.retx_of_lost);
     let data_packets: u64 = run.releases.iter().flatten().filter(|r| !r.dropped).count() as u64;
-    let done = run.flows.iter().filter(|f| f.done_ps.is_some()).count() as u64;
     Some(ReliabilitySummary {
         ack_mode: c.cc.ack_mode.name().to_string(),
         loss_rate: c.loss.rate,
         loss_port: c.loss.port,
         link_losses: run.link_losses,
-        goodput_gbps: run.completion_ps.map(|ps| (done * c.message_bytes * 8) as f64 / (ps as f64 / 1000.0)),
+        goodput_gbps: run
+            .completion_ps
+            .map(|ps| (run.flows.len() as u64 * c.message_bytes * 8) as f64 / (ps as f64 / 1000.0)),
         data_packets,
         retx_packets,
         retx_bytes: sum(|t| t.retx_bytes),

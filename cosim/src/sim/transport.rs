@@ -10,21 +10,17 @@ use metaroce_golden::requester::{RetxCause, RetxRequest};
 
 use super::packet::Packet;
 use super::scenario::peer_of;
-use super::world::{Event, World};
+use super::world::{Event, World, NAK_DELAYS, PS_PER_NS};
 
 impl World {
-    pub(super) fn reliable(&self) -> bool {
-        self.config.reliable()
-    }
-
     /// Data packet `index` of `flow` was lost (switch or link): without
     /// `ack_mode` the loop's stand-in resends it once the receiver's NAK
     /// would be back; with it the transport must find out for itself.
     pub(super) fn lose(&mut self, flow: usize, index: u64) {
         self.flows[flow].lost_packets += 1;
         self.flows[flow].transport.lost[index as usize] = true;
-        if !self.reliable() {
-            let nak = self.now + super::world::NAK_DELAYS * self.config.link_delay_ns * super::world::PS_PER_NS;
+        if !self.config.reliable() {
+            let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
             self.schedule(nak, Event::Nak { flow, index });
         }
     }
@@ -54,7 +50,7 @@ impl World {
     /// A data packet reaches its receiver: whether the receiver takes it
     /// (with `ack_mode`, in order only).
     pub(super) fn accepts(&mut self, flow: usize, index: u64) -> bool {
-        if !self.reliable() {
+        if !self.config.reliable() {
             return true;
         }
         let t = &mut self.flows[flow].transport;
