@@ -78,12 +78,14 @@ pub struct FlowTransport {
     /// Per packet: its latest copy was lost (dropped by the switch or lost
     /// on a link) and it has not been sent again since.
     pub lost: Vec<bool>,
+    /// Per packet: the copies put on its sender's wire so far.
+    pub sends: Vec<u32>,
     /// Packets sent again (on the sender's wire), and their frame bytes.
     pub retx_packets: u64,
     pub retx_bytes: u64,
-    /// Of those, the packets whose copy before was lost; the rest are
-    /// go-back-N's excess (their copy before arrived, or was still on its
-    /// way).
+    /// Of those, the packets whose copy before was lost, whether before
+    /// they left or after (a copy lost behind a later copy already on its
+    /// way); the rest are go-back-N's excess (their copy before arrived).
     pub retx_of_lost: u64,
     /// The requester's retransmit requests by cause: a NAK, a timeout.
     pub nak_requests: u64,
@@ -96,11 +98,17 @@ pub struct FlowTransport {
 
 impl FlowTransport {
     pub(super) fn new(packets: u64) -> Self {
-        FlowTransport { lost: vec![false; packets as usize], ..FlowTransport::default() }
+        FlowTransport {
+            lost: vec![false; packets as usize],
+            sends: vec![0; packets as usize],
+            ..FlowTransport::default()
+        }
     }
 
-    /// A data packet of `bytes` starts on the sender's wire.
-    pub(super) fn on_wire(&mut self, index: u64, bytes: u64) {
+    /// A data packet of `bytes` starts on the sender's wire: its copy.
+    pub(super) fn on_wire(&mut self, index: u64, bytes: u64) -> u32 {
+        let copy = self.sends[index as usize];
+        self.sends[index as usize] += 1;
         if index < self.wire_high {
             self.retx_packets += 1;
             self.retx_bytes += bytes;
@@ -109,6 +117,18 @@ impl FlowTransport {
             }
         } else {
             self.wire_high = index + 1;
+        }
+        copy
+    }
+
+    /// Copy `copy` of packet `index` was lost. If a later copy has already
+    /// left, that copy (counted as excess when it left) stands in for this
+    /// one; otherwise the next copy to leave will.
+    pub(super) fn lost_copy(&mut self, index: u64, copy: u32) {
+        if copy + 1 < self.sends[index as usize] {
+            self.retx_of_lost += 1;
+        } else {
+            self.lost[index as usize] = true;
         }
     }
 }

@@ -48,6 +48,10 @@ pub struct Packet {
     pub flow: Option<usize>,
     /// A data packet's index in its message (its PSN).
     pub index: u64,
+    /// A data packet's copy: 0 the first time it starts on its sender's
+    /// wire, then 1, 2, ... (set then: a lost copy whose next copy has
+    /// already left is told from the latest one).
+    pub copy: u32,
 }
 
 impl Packet {
@@ -100,7 +104,7 @@ impl Packet {
             payload: &payload,
         }
         .emit();
-        Packet { data, flow: Some(flow), index }
+        Packet { data, flow: Some(flow), index, copy: 0 }
     }
 
     /// The frame length of a data packet with `payload` bytes: headers
@@ -113,7 +117,7 @@ impl Packet {
     /// A frame of no flow: a CNP, ACK or NAK a NIC made, or a MAC Control
     /// (PFC) frame the switch sends on its own.
     pub fn no_flow(data: Vec<u8>) -> Self {
-        Packet { data, flow: None, index: 0 }
+        Packet { data, flow: None, index: 0, copy: 0 }
     }
 
     pub fn is_mac_control(&self) -> bool {

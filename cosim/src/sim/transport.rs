@@ -16,9 +16,9 @@ impl World {
     /// Data packet `index` of `flow` was lost (switch or link): without
     /// `ack_mode` the loop's stand-in resends it once the receiver's NAK
     /// would be back; with it the transport must find out for itself.
-    pub(super) fn lose(&mut self, flow: usize, index: u64) {
+    pub(super) fn lose(&mut self, flow: usize, index: u64, copy: u32) {
         self.flows[flow].lost_packets += 1;
-        self.flows[flow].transport.lost[index as usize] = true;
+        self.flows[flow].transport.lost_copy(index, copy);
         if !self.config.reliable() {
             let nak = self.now + NAK_DELAYS * self.config.link_delay_ns * PS_PER_NS;
             self.schedule(nak, Event::Nak { flow, index });
@@ -37,14 +37,15 @@ impl World {
         }
         self.link_losses += 1;
         if let Some(flow) = packet.flow {
-            self.lose(flow, packet.index);
+            self.lose(flow, packet.index, packet.copy);
         }
         true
     }
 
-    /// A data packet of `flow` starts on its sender's wire.
-    pub(super) fn data_on_wire(&mut self, flow: usize, packet: &Packet) {
-        self.flows[flow].transport.on_wire(packet.index, packet.data.len() as u64);
+    /// A data packet of `flow` starts on its sender's wire: it learns which
+    /// copy it is.
+    pub(super) fn data_on_wire(&mut self, flow: usize, packet: &mut Packet) {
+        packet.copy = self.flows[flow].transport.on_wire(packet.index, packet.data.len() as u64);
     }
 
     /// A data packet reaches its receiver: whether the receiver takes it
@@ -128,7 +129,10 @@ mod tests {
             let t = &f.transport;
             assert!(f.done_ps.is_some() && t.exhausted_ps.is_none(), "{f:?}");
             assert_eq!((f.delivered_packets, t.expected, t.wire_high), (count, count, count));
-            assert!(t.retx_packets >= f.lost_packets && t.retx_of_lost <= t.retx_packets, "{t:?}");
+            // Every lost copy of a delivered packet was stood in for by one
+            // sent again, before or after it was lost.
+            assert_eq!(t.retx_of_lost, f.lost_packets, "{t:?}");
+            assert!(t.retx_of_lost <= t.retx_packets, "{t:?}");
         }
         let r = summarize(&run).reliability.unwrap();
         assert!(r.nak_requests > 0 && r.retx_excess > 0 && r.discarded > 0, "{r:?}");

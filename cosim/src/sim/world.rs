@@ -305,12 +305,12 @@ impl World {
         if host.link_busy {
             return;
         }
-        let Some(packet) = host.egress.pop_front() else { return };
+        let Some(mut packet) = host.egress.pop_front() else { return };
         host.link_busy = true;
         let end = self.now + packet.wire_ps(self.config.link_gbps);
         if let Some(flow) = packet.flow {
             self.flows[flow].in_nic = false;
-            self.data_on_wire(flow, &packet);
+            self.data_on_wire(flow, &mut packet);
             self.schedule(self.now, Event::Post { flow });
         }
         self.schedule(end, Event::HostSent { host: h });
@@ -319,11 +319,11 @@ impl World {
 
     fn at_switch(&mut self, packet: Packet) {
         let port = packet.dst_host();
-        let (flow, index) = (packet.flow, packet.index);
+        let (flow, index, copy) = (packet.flow, packet.index, packet.copy);
         match self.switch.enqueue(port, packet, self.now) {
             Enqueued::Dropped => {
                 if let Some(flow) = flow {
-                    self.lose(flow, index);
+                    self.lose(flow, index, copy);
                 }
                 return;
             }
