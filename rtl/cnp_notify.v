@@ -353,6 +353,7 @@ roce_reply_frame #(
     // The reserved bytes: with the request, or at the division's last step.
     .s_ext_valid(div_active_reg ? div_last : !divide),
     .s_ext(reserved),
+    .s_short(1'b0),
     .m_axis_tdata(m_axis_tdata),
     .m_axis_tkeep(m_axis_tkeep),
     .m_axis_tvalid(m_axis_tvalid),

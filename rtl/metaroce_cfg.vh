@@ -7,7 +7,7 @@
 `ifndef METAROCE_CFG_VH
 `define METAROCE_CFG_VH
 
-`define CFG_WIDTH 537
+`define CFG_WIDTH 569
 
 // mode (Same): Which reaction the notification and reaction points run.
 `define CFG_METAROCE 0:0
@@ -105,20 +105,24 @@
 `define CFG_ACK_COALESCE_PKTS 519:512
 `define CFG_ACK_COALESCE_PKTS_W 8
 
+// ack_coalesce_ns (Same): With ack_mode metaroce, a packet arriving this long after the oldest one not yet acknowledged is acknowledged (0 = by packet count alone).
+`define CFG_ACK_COALESCE_NS 551:520
+`define CFG_ACK_COALESCE_NS_W 32
+
 // ack_dscp (Same): DSCP of the ACKs and NAKs sent (the data's class).
-`define CFG_ACK_DSCP 525:520
+`define CFG_ACK_DSCP 557:552
 `define CFG_ACK_DSCP_W 6
 
 // ack_prio (Same): 802.1p priority of ACKs and NAKs sent on a VLAN.
-`define CFG_ACK_PCP 528:526
+`define CFG_ACK_PCP 560:558
 `define CFG_ACK_PCP_W 3
 
 // retry_cnt (Same): Go-backs the requester makes without progress; the next one puts the QP in error (retry exhausted).
-`define CFG_RETRY_CNT 531:529
+`define CFG_RETRY_CNT 563:561
 `define CFG_RETRY_CNT_W 3
 
 // retx_timeout (Same): The requester's retransmit timer, 4.096 us * 2^v (doubling with each retry); 0 has none.
-`define CFG_RETX_TIMEOUT 536:532
+`define CFG_RETX_TIMEOUT 568:564
 `define CFG_RETX_TIMEOUT_W 5
 
 `endif

@@ -62,6 +62,7 @@ localparam [1:0] CAUSE_TIMEOUT = 2'd2;
 // Register ack_mode, cfg[`CFG_ACK_MODE] (golden/src/cc_table.rs AckMode).
 localparam [1:0] ACK_MODE_OFF = 2'd0;
 localparam [1:0] ACK_MODE_ROCEV2 = 2'd1;
+localparam [1:0] ACK_MODE_METAROCE = 2'd2;
 
 // The CNP's BTH opcode (golden/src/opcode.rs).
 localparam [7:0] OPCODE_CNP = 8'h81;
@@ -72,4 +73,13 @@ localparam [7:0] OPCODE_CNP = 8'h81;
 localparam [7:0] OPCODE_RC_ACK = 8'h11;
 localparam [7:0] SYNDROME_ACK = 8'h1F;
 localparam [7:0] SYNDROME_NAK_PSN = 8'h60;
+
+// The selective ACK's extension after the AETH (golden/src/opcode.rs,
+// SPEC.md §6.10): its tag, version and the flag of a drop past the window
+// (golden/src/wire/ib.rs SackRepr::BEYOND); SACK_WINDOW PSNs in its bitmap
+// (golden/src/responder.rs).
+localparam [15:0] SACK_TAG = 16'h4D53;
+localparam [7:0] SACK_VERSION = 8'd1;
+localparam [7:0] SACK_FLAG_BEYOND = 8'd1;
+localparam SACK_WINDOW = 64;
 /* verilator lint_on UNUSEDPARAM */

@@ -29,7 +29,7 @@
  * | newer       | WIDTH | that word                                        |
  * | wr_en       | 1     | write `wr_data` to `wr_addr` (the write-back     |
  * |             |       | stage W, or a sweep or table load while no       |
- * |             |       | event is in the pipeline)                        |
+ * |             |       | event is past the read)                          |
  */
 module qp_rmw_pipe #(
     parameter WIDTH = 64,

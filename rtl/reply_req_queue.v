@@ -4,9 +4,10 @@
 `default_nettype none
 
 /*
- * Reply request queue: the requests a per-QP pipeline's stage B decides on
- * (the notification point's CNPs, the responder's ACKs and NAKs), waiting
- * for the reply-frame builder (roce_reply_frame.v). B never waits: its
+ * Reply request queue: the requests a per-QP pipeline's deciding stage
+ * (B; the responder's C with selective ACKs) makes (the notification
+ * point's CNPs, the responder's ACKs and NAKs), waiting for the reply-frame
+ * builder (roce_reply_frame.v). That stage, B below, never waits: its
  * event writes the free slot at the write pointer whether or not it sends
  * (the user holds its input so that a slot is free for each event in its
  * pipeline), and only the pointer and count wait for the decision

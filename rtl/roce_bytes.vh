@@ -19,6 +19,10 @@ function [47:0] be48(input [47:0] v);
     integer k;
     for (k = 0; k < 6; k = k + 1) be48[k*8 +: 8] = v[(5-k)*8 +: 8];
 endfunction
+function [63:0] be64(input [63:0] v);
+    integer k;
+    for (k = 0; k < 8; k = k + 1) be64[k*8 +: 8] = v[(7-k)*8 +: 8];
+endfunction
 function [127:0] be128(input [127:0] v);
     integer k;
     for (k = 0; k < 16; k = k + 1) be128[k*8 +: 8] = v[(15-k)*8 +: 8];

@@ -9,7 +9,8 @@
  * Reply-frame builder: one RoCEv2 frame answering a received packet, the
  * notification point's CNP (SPEC.md §6.3, cnp_notify.v, EXT_BYTES 16: the
  * reserved bytes) and the responder's ACK/NAK (SPEC.md §6.10,
- * roce_responder.v, EXT_BYTES 4: the AETH). Ethernet with the received
+ * roce_responder.v, EXT_BYTES 16: a selective ACK's AETH and extension,
+ * SHORT_EXT_BYTES 4: a plain ACK's or NAK's AETH alone). Ethernet with the received
  * packet's MACs swapped, an 802.1Q tag if it had one (PCP s_pcp, its VLAN
  * ID), IPv4 or IPv6 with its addresses swapped (TTL/hop limit 64, DSCP
  * s_dscp, ECN 0), UDP to ROCE_UDP_PORT from its source port (checksum 0),
@@ -20,8 +21,14 @@
  * later one (the notification point's extent comes from a division).
  * The cycle after the extension bytes, BUILD registers the frame, the
  * ICRC as CRC_SLICES partial sums and the IPv4 header's sum of words; the
- * next, CRC adds the sums and folds the checksum into the frame; then
+ * next, CRC adds the sums and folds the checksum into the frame (FIX does,
+ * with a short form: below); then
  * ceil(len / KEEP_WIDTH) output beats straight from the frame register.
+ * With SHORT_EXT_BYTES a request may instead carry the shorter extension
+ * (s_short): the bytes past it are zero, so the frame is the long one cut
+ * short, and its ICRC is the long input's with the trailing zeros taken
+ * back out (a constant 32x32 map, the CRC's zero step run backwards), in
+ * one more cycle (FIX) after CRC, which then only adds the sums.
  *
  * | port                | width       | meaning                                        |
  * |---------------------|-------------|------------------------------------------------|
@@ -37,17 +44,22 @@
  * | s_ext_valid         | 1           | s_ext holds the extension bytes (at s_start or |
  * |                     |             | in a later cycle)                              |
  * | s_ext               | EXT_BYTES*8 | the bytes after the BTH, first wire byte in 7:0 |
+ * | s_short             | 1           | the extension is SHORT_EXT_BYTES long (at      |
+ * |                     |             | s_start; 0 when SHORT_EXT_BYTES is 0)          |
  * | m_axis_t*           | DATA_WIDTH  | the frame (no FCS)                             |
  * | m_axis_tuser        | 64          | s_time, on every beat                          |
  *
- * Frame lengths: 58 + EXT_BYTES bytes (IPv4), + 4 with the VLAN tag, + 20
- * for IPv6 (CNP 74/78/94/98, ACK 62/66/82/86).
+ * Frame lengths: 58 + the extension's bytes (IPv4), + 4 with the VLAN tag,
+ * + 20 for IPv6 (CNP 74/78/94/98, ACK 62/66/82/86, selective ACK
+ * 74/78/94/98).
  */
 module roce_reply_frame #(
     parameter DATA_WIDTH = 64,
     parameter KEEP_WIDTH = DATA_WIDTH/8,
     parameter [15:0] ROCE_UDP_PORT = 16'd4791,
-    parameter EXT_BYTES = 16
+    parameter EXT_BYTES = 16,
+    // 0: every frame has EXT_BYTES.
+    parameter SHORT_EXT_BYTES = 0
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -61,6 +73,7 @@ module roce_reply_frame #(
     input  wire [95:0]            s_bth,
     input  wire                   s_ext_valid,
     input  wire [EXT_BYTES*8-1:0] s_ext,
+    input  wire                   s_short,
 
     output wire [DATA_WIDTH-1:0]  m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
@@ -76,16 +89,15 @@ module roce_reply_frame #(
 localparam TRANSPORT_BYTES = 8 + 12 + EXT_BYTES;
 localparam UDP_LENGTH = TRANSPORT_BYTES + 4;
 localparam IP_TOTAL_LENGTH = 20 + UDP_LENGTH;
-// The four frame lengths; the longest: Ethernet + 802.1Q + IPv6 + UDP +
-// BTH + extension + ICRC.
+localparam HAS_SHORT = SHORT_EXT_BYTES != 0;
+// How much shorter a short frame is (0 without one).
+localparam SHORT_CUT = HAS_SHORT ? EXT_BYTES - SHORT_EXT_BYTES : 0;
+localparam UDP_LENGTH_SHORT = UDP_LENGTH - SHORT_CUT;
+localparam IP_TOTAL_LENGTH_SHORT = IP_TOTAL_LENGTH - SHORT_CUT;
+// The frame lengths of the long extension; the longest: Ethernet + 802.1Q
+// + IPv6 + UDP + BTH + extension + ICRC.
 localparam LEN_IPV4 = 14 + IP_TOTAL_LENGTH;
-localparam LEN_IPV4_VLAN = LEN_IPV4 + 4;
-localparam LEN_IPV6 = LEN_IPV4 + 20;
-localparam FRAME_BYTES = LEN_IPV6 + 4;
-localparam [6:0] FRAME_LEN_IPV4 = LEN_IPV4[6:0];
-localparam [6:0] FRAME_LEN_IPV4_VLAN = LEN_IPV4_VLAN[6:0];
-localparam [6:0] FRAME_LEN_IPV6 = LEN_IPV6[6:0];
-localparam [6:0] FRAME_LEN_IPV6_VLAN = FRAME_BYTES[6:0];
+localparam FRAME_BYTES = LEN_IPV4 + 20 + 4;
 localparam BEATS = (FRAME_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
 localparam BEAT_WIDTH = $clog2(BEATS + 1);
 // ICRC input, state 0 (SPEC.md §6.3, §6.10): zeros, 00000000 FFFFFFFF (the
@@ -105,7 +117,8 @@ localparam [2:0]
     FRAME_EXT = 3'd1,
     FRAME_BUILD = 3'd2,
     FRAME_CRC = 3'd3,
-    FRAME_SEND = 3'd4;
+    FRAME_FIX = 3'd4,
+    FRAME_SEND = 3'd5;
 
 // Illegal parameters stop elaboration: the instance of a module that does
 // not exist names the rule (Icarus Verilog 11 has no elaboration $error).
@@ -116,6 +129,9 @@ generate
     // Even, for the ICRC's slices; at most 44, for 7-bit frame lengths.
     if (EXT_BYTES < 2 || EXT_BYTES > 44 || EXT_BYTES % 2 != 0) begin : g_bad_ext_bytes
         roce_reply_frame_EXT_BYTES_must_be_even_2_to_44 bad_ext_bytes();
+    end
+    if (SHORT_EXT_BYTES < 0 || SHORT_EXT_BYTES >= EXT_BYTES || SHORT_EXT_BYTES % 2 != 0) begin : g_bad_short_ext_bytes
+        roce_reply_frame_SHORT_EXT_BYTES_must_be_even_and_below_EXT_BYTES bad_short_ext_bytes();
     end
     if (CRC_SLICE_BITS * CRC_SLICES != CRC_BYTES * 8) begin : g_bad_crc_slices
         roce_reply_frame_CRC_SLICES_must_divide_the_ICRC_input_bits bad_crc_slices();
@@ -137,6 +153,15 @@ reg [5:0]   dscp_reg;
 reg [2:0]   pcp_reg;
 reg [95:0]  bth_reg;
 reg [EXT_BYTES*8-1:0] ext_reg;
+reg         short_reg;
+
+// A frame's length (7 bits: at most 44 + 58 + 24 bytes).
+function [6:0] frame_len(input is_short, input is_ipv6, input has_vlan);
+    frame_len = LEN_IPV4[6:0] - (is_short ? SHORT_CUT[6:0] : 7'd0) + (is_ipv6 ? 7'd20 : 7'd0)
+                + (has_vlan ? 7'd4 : 7'd0);
+endfunction
+// The bytes a short extension keeps.
+localparam [EXT_BYTES*8-1:0] SHORT_EXT_MASK = ~({EXT_BYTES*8{1'b1}} << (SHORT_EXT_BYTES * 8));
 
 assign idle = state_reg == FRAME_IDLE;
 wire   take = idle && s_start;
@@ -144,7 +169,8 @@ wire   take_ext = s_ext_valid && (take || state_reg == FRAME_EXT);
 
 reg [FRAME_BYTES*8-1:0] frame_reg, frame_next;
 reg [32*CRC_SLICES-1:0] crc_part_reg;
-// The IPv4 header checksum's sum of words, registered in BUILD; CRC folds
+// The IPv4 header checksum's sum of words, registered in BUILD; CRC (FIX)
+// folds
 // it into the frame (the ICRC masks that field, so it need not wait).
 reg [19:0]  csum_sum_reg;
 reg [6:0]   frame_len_reg, frame_len_next;
@@ -161,6 +187,47 @@ always @* begin
     end
 end
 
+localparam [31:0] POLY_REFLECTED = 32'hEDB88320;
+// Elaboration only: no run-time coverage points.
+/* verilator coverage_off */
+// Row n (bits n*32 +: 32) marks the state bits that give bit n of the state
+// before `zero_bits` zero input bits (crc32_lfsr.v's reflected step run
+// backwards: the bit shifted out is the new top bit, as the polynomial's
+// top bit is 1).
+function [32*32-1:0] crc32_unzero_matrix(input integer zero_bits);
+    reg [31:0] s;
+    integer j, k, n;
+    begin
+        crc32_unzero_matrix = 0;
+        for (j = 0; j < 32; j = j + 1) begin
+            s = 32'd1 << j;
+            for (k = 0; k < zero_bits; k = k + 1) begin
+                s = s[31] ? {s[30:0] ^ POLY_REFLECTED[30:0], 1'b1} : {s[30:0], 1'b0};
+            end
+            for (n = 0; n < 32; n = n + 1) begin
+                crc32_unzero_matrix[n*32 + j] = s[n];
+            end
+        end
+    end
+endfunction
+/* verilator coverage_on */
+
+localparam [32*32-1:0] UNZERO = crc32_unzero_matrix(SHORT_CUT * 8);
+
+// With a short form, CRC registers the sum and FIX folds it in: the short
+// frame's ICRC state is the sum's with its SHORT_CUT zero bytes taken out.
+reg  [31:0] crc_sum_reg;
+wire [31:0] crc_unzeroed;
+genvar unzero_bit;
+generate
+    for (unzero_bit = 0; unzero_bit < 32; unzero_bit = unzero_bit + 1) begin : g_unzero
+        assign crc_unzeroed[unzero_bit] = ^(crc_sum_reg & UNZERO[unzero_bit*32 +: 32]);
+    end
+endgenerate
+wire [31:0] icrc_state = !HAS_SHORT ? crc_state : (short_reg ? crc_unzeroed : crc_sum_reg);
+// The state whose cycle writes the ICRC and the IPv4 checksum.
+wire        fold_state = state_reg == (HAS_SHORT ? FRAME_FIX : FRAME_CRC);
+
 // Output beats straight from the frame register.
 localparam PADDED_BYTES = BEATS * KEEP_WIDTH;
 wire [PADDED_BYTES*8-1:0] frame_padded = {{(PADDED_BYTES-FRAME_BYTES)*8{1'b0}}, frame_reg};
@@ -176,24 +243,26 @@ assign m_axis_tuser = time_reg;
 // The headers, in wire order (first byte in bits 7:0).
 wire [7:0]   tos = {dscp_reg, 2'b00};
 wire [15:0]  l3_type = ipv6_reg ? 16'h86DD : 16'h0800;
-wire [63:0]  udp = {16'h0000, be16(UDP_LENGTH[15:0]), be16(ROCE_UDP_PORT), be16(udp_sport_reg)};
+wire [15:0]  udp_length = short_reg ? UDP_LENGTH_SHORT[15:0] : UDP_LENGTH[15:0];
+wire [15:0]  ip_total_length = short_reg ? IP_TOTAL_LENGTH_SHORT[15:0] : IP_TOTAL_LENGTH[15:0];
+wire [63:0]  udp = {16'h0000, be16(udp_length), be16(ROCE_UDP_PORT), be16(udp_sport_reg)};
 wire [63:0]  udp_masked = {16'hFFFF, udp[47:0]};
 wire [95:0]  bth_masked = {bth_reg[95:40], 8'hFF, bth_reg[31:0]};
 
 // IPv4 header checksum over the ten words (checksum word 0): the sum in
-// BUILD, its fold in CRC.
-wire [19:0] csum_sum = {4'd0, 8'h45, tos} + {4'd0, IP_TOTAL_LENGTH[15:0]} + 20'h04000 + 20'h04011
+// BUILD, its fold in CRC (FIX).
+wire [19:0] csum_sum = {4'd0, 8'h45, tos} + {4'd0, ip_total_length} + 20'h04000 + 20'h04011
     + {4'd0, ip_dst_reg[31:16]} + {4'd0, ip_dst_reg[15:0]}
     + {4'd0, ip_src_reg[31:16]} + {4'd0, ip_src_reg[15:0]};
 wire [16:0] csum_once = {1'b0, csum_sum_reg[15:0]} + {13'd0, csum_sum_reg[19:16]};
 wire [15:0] ipv4_checksum = ~(csum_once[15:0] + {15'd0, csum_once[16]});
 
 // Addresses swapped: the received packet's destination is the reply's
-// source. The checksum field is written in CRC (0 until then).
+// source. The checksum field is written in CRC or FIX (0 until then).
 wire [159:0] ipv4 = {be32(ip_src_reg[31:0]), be32(ip_dst_reg[31:0]), 16'd0,
-                     8'h11, 8'h40, 16'h0040, 16'h0000, be16(IP_TOTAL_LENGTH[15:0]), tos, 8'h45};
+                     8'h11, 8'h40, 16'h0040, 16'h0000, be16(ip_total_length), tos, 8'h45};
 wire [159:0] ipv4_masked = {ipv4[159:96], 16'hFFFF, ipv4[79:72], 8'hFF, ipv4[63:16], 8'hFF, ipv4[7:0]};
-wire [319:0] ipv6 = {be128(ip_src_reg), be128(ip_dst_reg), 8'h40, 8'h11, be16(UDP_LENGTH[15:0]),
+wire [319:0] ipv6 = {be128(ip_src_reg), be128(ip_dst_reg), 8'h40, 8'h11, be16(udp_length),
                      16'h0000, {tos[3:0], 4'h0}, {4'h6, tos[7:4]}};
 wire [319:0] ipv6_masked = {ipv6[319:64], 8'hFF, ipv6[55:32], 24'hFFFFFF, ipv6[7:4], 4'hF};
 // Transport: UDP, BTH, extension (TRANSPORT_BYTES).
@@ -241,13 +310,13 @@ always @* begin
             end
         end
         FRAME_BUILD: begin
+            // A short frame's bytes past its extension are zero (ext_reg).
+            frame_len_next = frame_len(short_reg, ipv6_reg, vlan_valid_reg);
             if (ipv6_reg) begin
-                frame_len_next = vlan_valid_reg ? FRAME_LEN_IPV6_VLAN : FRAME_LEN_IPV6;
                 frame_next = vlan_valid_reg
                     ? {32'd0, transport, ipv6, vlan_tag, eth}
                     : {64'd0, transport, ipv6, eth};
             end else begin
-                frame_len_next = vlan_valid_reg ? FRAME_LEN_IPV4_VLAN : FRAME_LEN_IPV4;
                 frame_next = vlan_valid_reg
                     ? {192'd0, transport, ipv4, vlan_tag, eth}
                     : {224'd0, transport, ipv4, eth};
@@ -255,21 +324,9 @@ always @* begin
             state_next = FRAME_CRC;
         end
         FRAME_CRC: begin
-            // The ICRC goes least significant byte first into the last 4 bytes.
-            // The IPv4 checksum at IP header bytes 10-11.
-            case (frame_len_reg)
-                FRAME_LEN_IPV4: begin
-                    frame_next[24*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[(LEN_IPV4-4)*8 +: 32] = ~crc_state;
-                end
-                FRAME_LEN_IPV4_VLAN: begin
-                    frame_next[28*8 +: 16] = be16(ipv4_checksum);
-                    frame_next[(LEN_IPV4_VLAN-4)*8 +: 32] = ~crc_state;
-                end
-                FRAME_LEN_IPV6: frame_next[(LEN_IPV6-4)*8 +: 32] = ~crc_state;
-                default: frame_next[(FRAME_BYTES-4)*8 +: 32] = ~crc_state;
-            endcase
-            beat_next = 0;
+            state_next = HAS_SHORT ? FRAME_FIX : FRAME_SEND;
+        end
+        FRAME_FIX: begin
             state_next = FRAME_SEND;
         end
         FRAME_SEND: begin
@@ -282,6 +339,25 @@ always @* begin
         end
         default: state_next = FRAME_IDLE;
     endcase
+
+    if (fold_state) begin
+        // The ICRC goes least significant byte first into the last 4 bytes.
+        // The IPv4 checksum at IP header bytes 10-11.
+        case ({short_reg, ipv6_reg, vlan_valid_reg})
+            3'b000: frame_next[(frame_len(1'b0, 1'b0, 1'b0)-4)*8 +: 32] = ~icrc_state;
+            3'b001: frame_next[(frame_len(1'b0, 1'b0, 1'b1)-4)*8 +: 32] = ~icrc_state;
+            3'b010: frame_next[(frame_len(1'b0, 1'b1, 1'b0)-4)*8 +: 32] = ~icrc_state;
+            3'b011: frame_next[(frame_len(1'b0, 1'b1, 1'b1)-4)*8 +: 32] = ~icrc_state;
+            3'b100: frame_next[(frame_len(1'b1, 1'b0, 1'b0)-4)*8 +: 32] = ~icrc_state;
+            3'b101: frame_next[(frame_len(1'b1, 1'b0, 1'b1)-4)*8 +: 32] = ~icrc_state;
+            3'b110: frame_next[(frame_len(1'b1, 1'b1, 1'b0)-4)*8 +: 32] = ~icrc_state;
+            default: frame_next[(frame_len(1'b1, 1'b1, 1'b1)-4)*8 +: 32] = ~icrc_state;
+        endcase
+        if (!ipv6_reg) begin
+            frame_next[(vlan_valid_reg ? 28 : 24)*8 +: 16] = be16(ipv4_checksum);
+        end
+        beat_next = 0;
+    end
 end
 
 always @(posedge clk) begin
@@ -299,14 +375,19 @@ always @(posedge clk) begin
         dscp_reg <= s_dscp;
         pcp_reg <= s_pcp;
         bth_reg <= s_bth;
+        short_reg <= HAS_SHORT && s_short;
     end
     if (take_ext) begin
-        ext_reg <= s_ext;
+        // The form is the request's (s_short at s_start, short_reg after).
+        ext_reg <= HAS_SHORT && (take ? s_short : short_reg) ? s_ext & SHORT_EXT_MASK : s_ext;
     end
     frame_reg <= frame_next;
     if (state_reg == FRAME_BUILD) begin
         crc_part_reg <= crc_part;
         csum_sum_reg <= csum_sum;
+    end
+    if (state_reg == FRAME_CRC) begin
+        crc_sum_reg <= crc_state;
     end
     frame_len_reg <= frame_len_next;
     beat_reg <= beat_next;

@@ -1,7 +1,8 @@
 //! Differential fuzzing of the congestion-notification block: random
 //! parameters within their ranges, random QP tables and random event streams
 //! (received data with and without CE, RC requests whose PSNs arrive in
-//! order, dropped, duplicated, reordered or far off, ACKs and NAKs of this
+//! order, dropped, duplicated, reordered or far off, answered by go-back-N
+//! or by selective ACKs, ACKs and NAKs of this
 //! NIC's own requests within, behind and beyond its window, CNPs with
 //! extents in and out of range, sent requests new and retransmitted, sent
 //! bytes, gaps from nanoseconds to tens of
@@ -84,6 +85,11 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
     let mut requester = RequesterDraws::new(seed, scenario);
     cc.retry_cnt = requester.retry_cnt;
     cc.retx_timeout = requester.retx_timeout;
+    if cc.ack_mode == AckMode::Rocev2 && requester.dice.chance(40) {
+        // MetaRoCE's selective ACKs, now and then coalesced by time too.
+        cc.ack_mode = AckMode::Metaroce;
+        cc.ack_coalesce_ns = if requester.dice.chance(50) { 0 } else { 1 + requester.dice.below(50_000) as u32 };
+    }
     for (local, psn) in next_psn.iter_mut().enumerate() {
         *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;
         if local < 12 && dice.chance(70) {
@@ -315,10 +321,10 @@ pub fn fuzz_block(plan: &FuzzPlan, out: &mut dyn Write) -> anyhow::Result<bool> 
         let o = run_cn_fuzz(seed, first, count);
         let c = o.counts;
         let counts = format!(
-            "{} events -> {} CNPs, {} ACKs/NAKs, {} rate changes, {}",
+            "{} events -> {} CNPs, {}, {} rate changes, {}",
             c.events,
             c.cnps,
-            c.acks,
+            c.acks_text(),
             c.rate_changes,
             c.retx_text()
         );

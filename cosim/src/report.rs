@@ -5,10 +5,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use metaroce_golden::cc_params::FRACTION_ONE;
+use metaroce_golden::frame::ICRC_LEN;
 use metaroce_golden::opcode::RC_ACK;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::reaction::RateChange;
 use metaroce_golden::requester::RetxRequest;
+use metaroce_golden::wire::{SackExt, SackRepr};
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -68,6 +70,11 @@ pub enum CnRecord {
         /// AETH syndrome: 0x1F ACK, 0x60 NAK (PSN sequence error).
         syndrome: Option<u8>,
         msn: Option<u32>,
+        /// A selective ACK's extension (`ack_mode` metaroce): the bitmap
+        /// of PSNs received past the first missing one, and the flag of a
+        /// drop past the window.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sack: Option<SackRepr>,
         len: usize,
         /// The frame, hex.
         frame: String,
@@ -98,6 +105,16 @@ pub enum CnRecord {
     },
 }
 
+/// The selective-ACK extension of an ACK whose payload is exactly one (the
+/// 12 bytes before the ICRC).
+fn selective_ack(frame: &[u8], payload_len: Option<u16>) -> Option<SackRepr> {
+    if payload_len != Some(SackRepr::LEN as u16) {
+        return None;
+    }
+    let end = frame.len().checked_sub(ICRC_LEN)?;
+    SackRepr::parse(&SackExt::new_checked(frame.get(end.checked_sub(SackRepr::LEN)?..end)?).ok()?)
+}
+
 fn fraction(q15: u16) -> f64 {
     f64::from(q15) / f64::from(FRACTION_ONE)
 }
@@ -118,6 +135,7 @@ impl CnRecord {
                 psn: parsed.psn,
                 syndrome: parsed.aeth_syndrome,
                 msn: parsed.aeth_msn,
+                sack: selective_ack(frame, parsed.payload_len),
                 len: frame.len(),
                 frame: hex,
             };

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use metaroce_golden::requester::{RetxCause, RetxRequest};
+use metaroce_golden::responder::AckSent;
 
 use crate::capture::CaptureError;
 use crate::coverage::FunctionalCoverage;
@@ -201,6 +202,8 @@ pub struct RunCounts {
     pub cnps: u64,
     /// The responder's ACKs and NAKs.
     pub acks: u64,
+    /// ... of which selective ACKs (`ack_mode` metaroce).
+    pub selective_acks: u64,
     /// The requester's retransmit requests.
     pub retx: u64,
     /// ... of which retry exhausted (no go-back: the QP is in error).
@@ -219,6 +222,7 @@ impl RunCounts {
             events: events as u64,
             cnps: cnps as u64,
             acks: 0,
+            selective_acks: 0,
             retx: 0,
             retry_exhausted: 0,
             timeouts: 0,
@@ -227,9 +231,18 @@ impl RunCounts {
         }
     }
 
-    /// The counts with the responder's ACKs and NAKs.
-    pub fn acks(self, acks: usize) -> Self {
-        RunCounts { acks: acks as u64, ..self }
+    /// The counts with the responder's ACKs and NAKs (each with its frame).
+    pub fn acks(self, acks: &[(u64, AckSent)]) -> Self {
+        let selective = acks.iter().filter(|(_, a)| a.sack.is_some()).count();
+        RunCounts { acks: acks.len() as u64, selective_acks: selective as u64, ..self }
+    }
+
+    /// The ACKs and NAKs as the run and fuzz lines give them.
+    pub fn acks_text(&self) -> String {
+        match self.selective_acks {
+            0 => format!("{} ACK/NAK(s)", self.acks),
+            selective => format!("{} ACK/NAK(s) ({selective} selective)", self.acks),
+        }
     }
 
     /// The counts with the requester's retransmit requests (each with its
@@ -259,6 +272,7 @@ impl std::ops::AddAssign for RunCounts {
         self.events += run.events;
         self.cnps += run.cnps;
         self.acks += run.acks;
+        self.selective_acks += run.selective_acks;
         self.retx += run.retx;
         self.retry_exhausted += run.retry_exhausted;
         self.timeouts += run.timeouts;

@@ -359,8 +359,9 @@ fn the_readme_shows_charts_that_exist() {
 
 #[test]
 fn bad_flags_are_refused_by_name() {
-    let cases: [(&[&str], i32, &str); 13] = [
+    let cases: [(&[&str], i32, &str); 14] = [
         (&["sim", "incast", "--loss", "0.7"], 1, "--loss 0.7: a fraction of frames, 0 to 0.5"),
+        (&["sim", "incast", "--cc-param", "ack_mode=metaroce"], 1, "ack_mode=metaroce: the NICs' requesters"),
         (&["sim", "incast", "--hosts", "3", "--loss-port", "4"], 1, "--loss-port 4: there are hosts 0 to 3"),
         (&["sim", "incast", "--hosts", "1"], 1, "incast: 1 senders; 2 to 64"),
         (&["sim", "all-to-all", "--hosts", "65"], 1, "all-to-all: 65 hosts; 2 to 64"),

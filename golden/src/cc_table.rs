@@ -291,13 +291,20 @@ pub const CC_PARAMS: &[CcParam] = &[
                     "RoCEv2 go-back-N (IBTA; Linux rxe): ACK on AckReq or every `ack_coalesce_pkts` packets, one \
                      NAK on the first gap, duplicates re-ACKed.",
                 ),
+                (
+                    "Metaroce",
+                    "metaroce",
+                    "MetaRoCE selective ACKs (issue 20): out-of-order packets kept in a 64-PSN bitmap, coalesced \
+                     ACKs carrying it every `ack_coalesce_pkts` packets or `ack_coalesce_ns`, and at once on a new \
+                     gap.",
+                ),
             ],
         )),
         source: "SPEC.md §6.10; off keeps the checked-in captures' outputs",
         doc: "Which acknowledgments the responder sends for received RC requests.",
         registers: &[reg("ack_mode", 2, Same)],
         omit_default: true,
-        ..num("ack_mode", "", 0, Num(0), Num(1))
+        ..num("ack_mode", "", 0, Num(0), Num(2))
     },
     CcParam {
         source: "Linux rxe: the requester sets AckReq every RXE_MAX_PKT_PER_ACK = 64 packets (rxe_req.c)",
@@ -305,6 +312,15 @@ pub const CC_PARAMS: &[CcParam] = &[
         registers: &[reg("ack_coalesce_pkts", 8, Same)],
         omit_default: true,
         ..num("ack_coalesce_pkts", "packets", 64, Num(1), Num(255))
+    },
+    CcParam {
+        source: "issue 20 (one ACK per N packets or T, whichever comes first); 0, no time bound, keeps the \
+                 checked-in captures' outputs",
+        doc: "With ack_mode metaroce, a packet arriving this long after the oldest one not yet acknowledged is \
+              acknowledged (0 = by packet count alone).",
+        registers: &[reg("ack_coalesce_ns", 32, Same)],
+        omit_default: true,
+        ..num("ack_coalesce_ns", "ns", 0, Num(0), Num(TIME_PARAM_MAX_US * 1000))
     },
     CcParam {
         source: "NVIDIA lossless RoCE configuration: RoCE traffic on DSCP 26, priority 3 (CNPs 48 and 6)",

@@ -127,7 +127,7 @@ pub(crate) mod tests {
         (ev.eth_src, ev.eth_dst) = (to, from);
         ev.ip_src[12..].copy_from_slice(&[10, 0, 0, 1]);
         ev.ip_dst[12..].copy_from_slice(&[10, 0, 0, 2]);
-        parse_frame(&ack_frame(&ev, dest_qp, psn, syndrome, 0, regs), false, &ParserConfig::default())
+        parse_frame(&ack_frame(&ev, dest_qp, psn, syndrome, 0, None, regs), false, &ParserConfig::default())
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub const DETH_LEN: usize = 8;
 pub const IMM_LEN: usize = 4;
 pub const IETH_LEN: usize = 4;
 pub const CNP_RESERVED_LEN: usize = 16;
+/// MetaRoCE's selective-ACK extension after an ACK's AETH (`SPEC.md` §6.10).
+pub const SACK_EXT_LEN: usize = 12;
+/// Its first bytes: 'M', 'S' (MetaRoCE, selective ACK), then its version.
+pub const METAROCE_SACK_TAG: [u8; 2] = [0x4D, 0x53];
+pub const METAROCE_SACK_VERSION: u8 = 1;
 
 /// The CNP opcode of RoCEv2 (transport 100, operation 00001).
 pub const CNP: u8 = 0x81;

@@ -10,10 +10,11 @@ use std::path::PathBuf;
 use metaroce_golden::cc_params::AckMode;
 use metaroce_golden::cc_table::CC_PARAMS;
 use metaroce_golden::cn_event::CnEventKind;
-use metaroce_golden::opcode::{CNP, RC_ACK};
+use metaroce_golden::opcode::{CNP, METAROCE_SACK_TAG, METAROCE_SACK_VERSION, RC_ACK};
 use metaroce_golden::reaction::{RateStage, RateTrigger};
 use metaroce_golden::requester::RetxCause;
-use metaroce_golden::responder::{AETH_ACK, AETH_NAK_PSN_SEQ};
+use metaroce_golden::responder::{AETH_ACK, AETH_NAK_PSN_SEQ, SACK_WINDOW};
+use metaroce_golden::wire::SackRepr;
 use metaroce_golden::{FrameClass, ParseError};
 
 const REGENERATE: &str = "METAROCE_BLESS=1 cargo test -p metaroce-golden --test rtl_defs";
@@ -104,6 +105,20 @@ fn metaroce_defs_vh() -> String {
          localparam [7:0] OPCODE_RC_ACK = 8'h{RC_ACK:02X};\n\
          localparam [7:0] SYNDROME_ACK = 8'h{AETH_ACK:02X};\n\
          localparam [7:0] SYNDROME_NAK_PSN = 8'h{AETH_NAK_PSN_SEQ:02X};"
+    )
+    .unwrap();
+    let [tag0, tag1] = METAROCE_SACK_TAG;
+    writeln!(
+        out,
+        "\n// The selective ACK's extension after the AETH (golden/src/opcode.rs,\n\
+         // SPEC.md §6.10): its tag, version and the flag of a drop past the window\n\
+         // (golden/src/wire/ib.rs SackRepr::BEYOND); SACK_WINDOW PSNs in its bitmap\n\
+         // (golden/src/responder.rs).\n\
+         localparam [15:0] SACK_TAG = 16'h{tag0:02X}{tag1:02X};\n\
+         localparam [7:0] SACK_VERSION = 8'd{METAROCE_SACK_VERSION};\n\
+         localparam [7:0] SACK_FLAG_BEYOND = 8'd{};\n\
+         localparam SACK_WINDOW = {SACK_WINDOW};",
+        SackRepr::BEYOND
     )
     .unwrap();
     out.push_str("/* verilator lint_on UNUSEDPARAM */\n");

@@ -55,11 +55,11 @@ impl Block for Cn {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate change(s), {}",
+            "{} frame(s), {} event(s) -> {} CNP(s), {}, {} rate change(s), {}",
             run.frames_read,
             cn.events,
             cn.cnps,
-            cn.acks,
+            cn.acks_text(),
             cn.rate_changes,
             cn.retx_text()
         )
@@ -323,7 +323,7 @@ pub fn cosim_cn_stimulus(
     run.frames_read = stimulus.frames_read;
     run.cn = Some(
         RunCounts::new(stimulus.inputs.len(), golden.cnps.len(), golden.rates.len(), 0)
-            .acks(golden.acks.len())
+            .acks(&golden.acks)
             .retx(&golden.retx),
     );
     run.nic_gaps = stimulus.gaps.clone();

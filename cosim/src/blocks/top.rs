@@ -49,11 +49,11 @@ impl Block for Top {
     fn counts(&self, run: &CaptureRun) -> String {
         let cn = run.cn.unwrap_or_default();
         format!(
-            "{} frame(s), {} event(s) -> {} CNP(s), {} ACK/NAK(s), {} rate transaction(s), {}, {} release(s)",
+            "{} frame(s), {} event(s) -> {} CNP(s), {}, {} rate transaction(s), {}, {} release(s)",
             run.frames_read,
             cn.events,
             cn.cnps,
-            cn.acks,
+            cn.acks_text(),
             cn.rate_changes,
             cn.retx_text(),
             cn.releases
@@ -181,9 +181,7 @@ pub fn cosim_top_capture(capture: &Path, options: &CosimOptions, setup: &CnSetup
     run.frames_read = top.frames.len() as u64;
     let cn = &top.cn;
     run.cn = Some(
-        RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len())
-            .acks(cn.acks.len())
-            .retx(&cn.retx),
+        RunCounts::new(top.events, cn.cnps.len(), cn.rates.len(), top.releases.len()).acks(&cn.acks).retx(&cn.retx),
     );
     run.nic_gaps = top.gaps.clone();
     let mut expected = golden_cn_streams(&top.time, cn);

@@ -1,7 +1,7 @@
 //! Generated captures for the responder (`SPEC.md` §6.10): RC requests at
 //! the responder's port with losses, reordering, duplicates after a lost
 //! ACK, coalescing and a PSN wrap, each with the NIC file that turns the
-//! responder on.
+//! responder on, in go-back-N and in selective-ACK mode.
 
 use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn_event::{NicConfig, QpContext};
@@ -137,18 +137,67 @@ fn go_back_n() -> Capture {
         np_min_time_between_cnps: 4,
         ..CcParams::default()
     };
-    let context = |local: u32, remote: u32, rq_psn: Option<u32>| QpContext { local, remote, priority: 0, rq_psn };
-    let nic = NicConfig {
-        local_mac: Some(MacAddr(host_mac(RESPONDER)).to_string()),
-        qps: vec![
-            context(0x20, 0x520, None),
-            context(0x21, 0x521, Some(0xFF_FFFE)),
-            context(0x22, 0x522, None),
-            context(0x23, 0x523, None),
-        ],
-        cc,
-    };
+    let nic = responder_nic(cc);
     Capture { name: "cn/rc_go_back_n.pcap".into(), frames: t.frames, expect_error: None, nic: Some(nic) }
+}
+
+/// `rc_selective.pcap`: four requesters at the responder (host 1),
+/// `ack_mode` metaroce (selective ACKs, `SPEC.md` §6.10), coalesced every 8
+/// packets or 2 µs after the oldest one not yet acknowledged.
+/// - QP 0x20 (IPv4, host 2): SEND ONLYs from PSN 100; 103 and 107 lost,
+///   each gap acknowledged at once by the packet after it; 103 and 107
+///   again (the holes only), the last with AckReq.
+/// - QP 0x21 (IPv6 on VLAN 300, host 3, `rq_psn` 0xFFFFFE): through the
+///   PSN wrap with 0 lost, then 0 again.
+/// - QP 0x22 (IPv4 on VLAN 400, host 4): 20 SEND ONLYs without AckReq, an
+///   ACK every 8th; then packets 2.2 µs apart, an ACK every second by time.
+/// - QP 0x23 (IPv6, host 5): 52 ahead of 51; 116 and 117 past the 64-PSN
+///   window (dropped, reported once), a duplicate of 52, then 51, which
+///   moves the expected PSN past 52; 116 again, now in the window.
+/// - QP 0x30 (host 6): not in the QP table: no ACK, and a warning.
+fn selective() -> Capture {
+    let r0 = Requester { host: 2, local_qp: 0x20, ipv6: false, vlan: None };
+    let r1 = Requester { host: 3, local_qp: 0x21, ipv6: true, vlan: Some(300) };
+    let r2 = Requester { host: 4, local_qp: 0x22, ipv6: false, vlan: Some(400) };
+    let r3 = Requester { host: 5, local_qp: 0x23, ipv6: true, vlan: None };
+    let stray = Requester { host: 6, local_qp: 0x30, ipv6: false, vlan: None };
+    let mut t = Timeline { frames: Vec::new(), now: START_NS };
+
+    for psn in (100..112).filter(|p| ![103, 107].contains(p)) {
+        t.push(r0.frame(SEND_ONLY, psn, false, ECT0));
+    }
+    for psn in [0xFF_FFFE, 0xFF_FFFF, 1, 2] {
+        t.push(r1.frame(SEND_ONLY, psn, false, ECT0));
+    }
+    t.push(r3.frame(SEND_ONLY, 50, false, ECT0));
+    t.push(r3.frame(SEND_ONLY, 52, false, ECT0));
+    t.push(r3.frame(SEND_ONLY, 116, false, ECT0));
+    t.push(r3.frame(SEND_ONLY, 117, true, ECT0));
+    t.push(stray.frame(SEND_ONLY, 1, true, ECT0));
+    t.push(r0.frame(SEND_ONLY, 103, false, ECT0));
+    t.push(r0.frame(SEND_ONLY, 107, true, CE));
+    t.push(r1.frame(SEND_ONLY, 0, true, ECT0));
+    t.push(r3.frame(SEND_ONLY, 52, false, ECT0));
+    t.push(r3.frame(SEND_ONLY, 51, false, ECT0));
+    t.push(r3.frame(SEND_ONLY, 116, true, ECT0));
+    for psn in 7_000..7_020 {
+        t.push(r2.frame(SEND_ONLY, psn, false, ECT0));
+    }
+    for psn in 7_020..7_025 {
+        t.now += 2_000;
+        t.push(r2.frame(SEND_ONLY, psn, false, ECT0));
+    }
+
+    let cc = CcParams {
+        mode: CcMode::Metaroce,
+        ack_mode: AckMode::Metaroce,
+        ack_coalesce_pkts: 8,
+        ack_coalesce_ns: 2_000,
+        np_min_time_between_cnps: 4,
+        ..CcParams::default()
+    };
+    let nic = responder_nic(cc);
+    Capture { name: "cn/rc_selective.pcap".into(), frames: t.frames, expect_error: None, nic: Some(nic) }
 }
 
 /// What the golden CN block sends for `capture` (its NIC's setup), at the
@@ -171,5 +220,23 @@ fn replies(capture: &Capture, name: &str) -> Capture {
 pub(super) fn captures() -> Vec<Capture> {
     let requests = go_back_n();
     let answers = replies(&requests, "rc_replies.pcap");
-    vec![requests, answers]
+    let selective_requests = selective();
+    let selective_answers = replies(&selective_requests, "rc_selective_replies.pcap");
+    vec![requests, answers, selective_requests, selective_answers]
+}
+
+/// The responder's NIC in both captures: QPs 0x20-0x23, 0x21's first
+/// expected PSN just before the wrap.
+fn responder_nic(cc: CcParams) -> NicConfig {
+    let context = |local: u32, remote: u32, rq_psn: Option<u32>| QpContext { local, remote, priority: 0, rq_psn };
+    NicConfig {
+        local_mac: Some(MacAddr(host_mac(RESPONDER)).to_string()),
+        qps: vec![
+            context(0x20, 0x520, None),
+            context(0x21, 0x521, Some(0xFF_FFFE)),
+            context(0x22, 0x522, None),
+            context(0x23, 0x523, None),
+        ],
+        cc,
+    }
 }

@@ -87,6 +87,9 @@ pub struct FlowTransport {
     /// they left or after (a copy lost behind a later copy already on its
     /// way); the rest are go-back-N's excess (their copy before arrived).
     pub retx_of_lost: u64,
+    /// Lost copies whose packet an earlier copy delivered (before the loss
+    /// or after it): no copy sent again stands in for them.
+    pub lost_after_delivery: u64,
     /// The requester's retransmit requests by cause: a NAK, a timeout.
     pub nak_requests: u64,
     pub timeout_requests: u64,
@@ -121,14 +124,26 @@ impl FlowTransport {
         copy
     }
 
-    /// Copy `copy` of packet `index` was lost. If a later copy has already
-    /// left, that copy (counted as excess when it left) stands in for this
-    /// one; otherwise the next copy to leave will.
+    /// Copy `copy` of packet `index` was lost. If the receiver already took
+    /// the packet, nothing stands in for the copy; if a later copy has
+    /// already left, that copy (counted as excess when it left) does;
+    /// otherwise the next copy to leave, or an earlier one arriving, will.
     pub(super) fn lost_copy(&mut self, index: u64, copy: u32) {
-        if copy + 1 < self.sends[index as usize] {
+        if index < self.expected {
+            self.lost_after_delivery += 1;
+        } else if copy + 1 < self.sends[index as usize] {
             self.retx_of_lost += 1;
         } else {
             self.lost[index as usize] = true;
+        }
+    }
+
+    /// The receiver takes packet `index` in order (`ack_mode` on). A copy
+    /// lost since the latest left needs no copy sent again now.
+    pub(super) fn take_in_order(&mut self, index: u64) {
+        self.expected = index + 1;
+        if std::mem::take(&mut self.lost[index as usize]) {
+            self.lost_after_delivery += 1;
         }
     }
 }

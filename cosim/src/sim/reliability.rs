@@ -25,6 +25,9 @@ pub struct ReliabilitySummary {
     /// are go-back-N's excess.
     pub retx_of_lost: u64,
     pub retx_excess: u64,
+    /// Lost copies of packets another copy delivered: none sent again for
+    /// them.
+    pub lost_after_delivery: u64,
     /// The requesters' retransmit requests by cause.
     pub nak_requests: u64,
     pub timeout_requests: u64,
@@ -59,6 +62,7 @@ pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
         retx_bytes: sum(|t| t.retx_bytes),
         retx_of_lost,
         retx_excess: retx_packets - retx_of_lost,
+        lost_after_delivery: sum(|t| t.lost_after_delivery),
         nak_requests: sum(|t| t.nak_requests),
         timeout_requests: sum(|t| t.timeout_requests),
         flows_exhausted: run.flows.iter().filter(|f| f.transport.exhausted_ps.is_some()).count(),
@@ -102,12 +106,16 @@ pub fn goodput_cell(r: &Option<ReliabilitySummary>) -> String {
 pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
         Some(r) => format!(
-            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess",
+            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess{}",
             r.retx_packets,
             r.data_packets,
             r.retx_bytes as f64 / 1000.0,
             r.retx_of_lost,
-            r.retx_excess
+            r.retx_excess,
+            match r.lost_after_delivery {
+                0 => String::new(),
+                n => format!("; {n} lost copies of packets another copy delivered"),
+            }
         ),
         None => "—".into(),
     }

@@ -6,7 +6,8 @@
 use super::field::{header_view, plain_header};
 use crate::cn_event::{METAROCE_CNP_TAG, METAROCE_V2_CNP_TAG};
 use crate::opcode::{
-    AETH_LEN, ATOMIC_ACK_ETH_LEN, ATOMIC_ETH_LEN, CNP_RESERVED_LEN, DETH_LEN, IETH_LEN, IMM_LEN, RETH_LEN,
+    AETH_LEN, ATOMIC_ACK_ETH_LEN, ATOMIC_ETH_LEN, CNP_RESERVED_LEN, DETH_LEN, IETH_LEN, IMM_LEN, METAROCE_SACK_TAG,
+    METAROCE_SACK_VERSION, RETH_LEN, SACK_EXT_LEN,
 };
 
 /// Offset of the FECN/BECN byte in the BTH, which the ICRC treats as all ones.
@@ -269,6 +270,57 @@ impl CnpRepr {
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut bytes = [0u8; Self::LEN];
         self.emit(&mut CnpPayload::new_unchecked(&mut bytes[..]));
+        bytes
+    }
+}
+
+header_view!(
+    /// MetaRoCE's selective-ACK extension: the 12 bytes after the AETH of
+    /// an ACK sent with `ack_mode` metaroce (`SPEC.md` §6.10). The tag
+    /// ('M', 'S') and its version (1), a flag byte, then the bitmap of the
+    /// PSNs received past the first missing one, big-endian: bit i is
+    /// PSN AETH.PSN + 2 + i (the AETH's PSN is the last in order, so the
+    /// PSN after it is missing).
+    SackExt, SACK_EXT_LEN, {
+        tag, set_tag: [u8; 2] = bytes_at, set_bytes @ 0;
+        version, set_version: u8 = u8_at, set_u8 @ 2;
+        flags, set_flags: u8 = u8_at, set_u8 @ 3;
+        bitmap, set_bitmap: u64 = u64_at, set_u64 @ 4;
+    }
+);
+
+/// What a selective ACK says beyond its AETH.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct SackRepr {
+    /// Bit i: PSN AETH.PSN + 2 + i was received.
+    pub bitmap: u64,
+    /// A packet past the bitmap's window was dropped since the expected
+    /// PSN last moved (the sender sends again from past the window).
+    pub beyond: bool,
+}
+
+impl SackRepr {
+    pub const LEN: usize = SACK_EXT_LEN;
+    /// The flag byte's bit for `beyond`; the other bits are reserved (0).
+    pub const BEYOND: u8 = 1;
+
+    /// The extension's meaning, when its tag and version are this one's.
+    pub fn parse<T: AsRef<[u8]>>(ext: &SackExt<T>) -> Option<Self> {
+        (ext.tag() == METAROCE_SACK_TAG && ext.version() == METAROCE_SACK_VERSION)
+            .then(|| SackRepr { bitmap: ext.bitmap(), beyond: ext.flags() & Self::BEYOND != 0 })
+    }
+
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, ext: &mut SackExt<T>) {
+        ext.set_tag(METAROCE_SACK_TAG);
+        ext.set_version(METAROCE_SACK_VERSION);
+        ext.set_flags(u8::from(self.beyond) * Self::BEYOND);
+        ext.set_bitmap(self.bitmap);
+    }
+
+    /// The 12 bytes.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut bytes = [0u8; Self::LEN];
+        self.emit(&mut SackExt::new_unchecked(&mut bytes[..]));
         bytes
     }
 }

@@ -23,7 +23,7 @@ pub use ethernet::{ethertype, EthernetFrame, EthernetRepr, VlanRepr, VlanTag};
 pub use field::Error;
 pub use ib::{
     Aeth, AethRepr, AtomicAckEth, AtomicAckEthRepr, AtomicEth, AtomicEthRepr, Bth, BthRepr, CnpPayload, CnpRepr, Deth,
-    DethRepr, FairShare, Ieth, IethRepr, ImmDt, ImmDtRepr, Reth, RethRepr, BTH_FECN_BECN_OFFSET,
+    DethRepr, FairShare, Ieth, IethRepr, ImmDt, ImmDtRepr, Reth, RethRepr, SackExt, SackRepr, BTH_FECN_BECN_OFFSET,
 };
 pub use ip::{ip_proto, ones_complement_sum, IpRepr, Ipv4Packet, Ipv4Repr, Ipv6Packet, Ipv6Repr};
 pub use mac_control::{mac_control_opcode, MacControl, MacControlRepr, PauseFrame, PfcFrame, PFC_PRIORITIES};
