@@ -277,20 +277,32 @@ fn assert_loss_is_recovered_by_the_nics(readme: &str) {
             assert!(completion[i].ends_with(" µs"), "{}: {}:\n{table}", header[1], header[i]);
             let lossy = header[i].contains("% loss") || drops[i] != "0";
             dropped += usize::from(drops[i] != "0");
-            // "N of M packets (K kB): L lost, E go-back-N excess"
-            let number = |at: usize| -> u64 { sent_again[i].split(' ').nth(at).unwrap().parse().unwrap() };
-            let (again, lost) = (number(0), number(6));
+            // "N of M packets (K kB): L lost, E go-back-N excess[; A lost
+            // copies of packets another copy delivered]"
+            let number = |text: &str, at: usize| -> u64 { text.split(' ').nth(at).unwrap().parse().unwrap() };
+            let (again, lost) = (number(sent_again[i], 0), number(sent_again[i], 6));
+            let after_delivery = sent_again[i].split("; ").nth(1).map_or(0, |a| number(a, 0));
             assert_eq!(lost > 0, lossy, "{}: {}: {}", header[1], header[i], sent_again[i]);
             assert!(again >= lost, "{}: {}: {}", header[1], header[i], sent_again[i]);
-            // Into the incast's receiver only data crosses the lossy link
-            // and the full port, so every frame lost there is a copy that
-            // a packet sent again stood in for, sent before the loss or
-            // after it.
-            if header[1].starts_with("incast") {
-                let on_link = link_loss[i].split(": ").nth(1).and_then(|c| c.strip_suffix(" frames lost"));
-                let frames_lost = on_link.map_or(0, |n| n.parse::<u64>().unwrap()) + drops[i].parse::<u64>().unwrap();
-                assert_eq!(lost, frames_lost, "{}: {}: {}", header[1], header[i], sent_again[i]);
-            }
+            // Every data copy lost on the link or at a full port (the
+            // tables' switch drops are data) was stood in for by a packet
+            // sent again, before the loss or after it, or its packet
+            // arrived by another copy. "... N frames lost[ (D data, ...)]"
+            let on_link = link_loss[i].split(": ").nth(1);
+            let data_on_link = on_link.map_or(0, |c| match c.split_once(" (") {
+                Some((_, kinds)) => number(kinds, 0),
+                None => number(c, 0),
+            });
+            let data_lost = data_on_link + drops[i].parse::<u64>().unwrap();
+            assert_eq!(
+                lost + after_delivery,
+                data_lost,
+                "{}: {}: {} / {}",
+                header[1],
+                header[i],
+                sent_again[i],
+                link_loss[i]
+            );
         }
     }
     assert!(dropped > 0, "the shallow buffer's incast overflowed nowhere:\n{readme}");

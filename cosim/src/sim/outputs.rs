@@ -8,6 +8,9 @@ use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::wire::PFC_PRIORITIES;
 
+use serde::Serialize;
+
+use super::packet::Packet;
 use super::pfc::PriorityCounts;
 use super::scenario::{SimCc, SimConfig};
 use crate::capture::GenFrame;
@@ -63,6 +66,32 @@ impl Flow {
         self.paused_ps += paused;
         if victim {
             self.victim_ps += paused;
+        }
+    }
+}
+
+/// Frames lost on the lossy link (`--loss`) by kind: a data packet's copy,
+/// a responder's ACK or NAK, a CNP (the switch's PFC frames are not lost).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LinkLosses {
+    pub data: u64,
+    pub acks: u64,
+    pub cnps: u64,
+}
+
+impl LinkLosses {
+    pub fn total(&self) -> u64 {
+        self.data + self.acks + self.cnps
+    }
+
+    pub(super) fn count(&mut self, packet: &Packet) {
+        if packet.flow.is_some() {
+            self.data += 1;
+        } else if packet.is_ack() {
+            self.acks += 1;
+        } else {
+            debug_assert!(packet.is_cnp(), "a lost frame of no kind: {packet:?}");
+            self.cnps += 1;
         }
     }
 }
@@ -185,8 +214,8 @@ pub struct SimRun {
     /// The responders' ACK and NAK frames sent and received (`ack_mode`).
     pub acks_sent: u64,
     pub acks_received: u64,
-    /// Frames lost on the lossy link (`--loss`).
-    pub link_losses: u64,
+    /// Frames lost on the lossy link (`--loss`), by kind.
+    pub link_losses: LinkLosses,
     /// With `--pfc`: per priority, the switch's PFC frames and pauses.
     pub pfc: Option<[PriorityCounts; PFC_PRIORITIES]>,
     /// PFC frames that reached a host's NIC.

@@ -3,17 +3,19 @@
 
 use serde::Serialize;
 
-use super::outputs::SimRun;
+use super::outputs::{LinkLosses, SimRun};
 
 /// The reliability figures of one run with `ack_mode` on or a lossy link.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ReliabilitySummary {
     /// `ack_mode` (`off`: the loop's stand-in resends each drop).
     pub ack_mode: String,
-    /// The lossy link's rate and its port (`--loss`), and the frames it lost.
+    /// The lossy link's rate and its port (`--loss`), and the frames it lost
+    /// (and by kind).
     pub loss_rate: f64,
     pub loss_port: usize,
     pub link_losses: u64,
+    pub link_losses_by_kind: LinkLosses,
     /// Message bytes of every flow over the completion time (when every flow
     /// completed), Gb/s.
     pub goodput_gbps: Option<f64>,
@@ -53,7 +55,8 @@ pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
         ack_mode: c.cc.ack_mode.name().to_string(),
         loss_rate: c.loss.rate,
         loss_port: c.loss.port,
-        link_losses: run.link_losses,
+        link_losses: run.link_losses.total(),
+        link_losses_by_kind: run.link_losses,
         goodput_gbps: run
             .completion_ps
             .map(|ps| (run.flows.len() as u64 * c.message_bytes * 8) as f64 / (ps as f64 / 1000.0)),
@@ -84,13 +87,22 @@ pub fn loss_label(r: &Option<ReliabilitySummary>) -> String {
 /// run without the figures.
 pub fn loss_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
-        Some(r) if r.loss_rate > 0.0 => format!(
-            "ack_mode {}; {} % to host {}: {} frames lost",
-            r.ack_mode,
-            r.loss_rate * 100.0,
-            r.loss_port,
-            r.link_losses
-        ),
+        Some(r) if r.loss_rate > 0.0 => {
+            let by_kind = r.link_losses_by_kind;
+            let kinds = [(by_kind.acks, "ACK or NAK"), (by_kind.cnps, "CNP")];
+            let others: Vec<String> = kinds.iter().filter(|(n, _)| *n > 0).map(|(n, k)| format!("{n} {k}")).collect();
+            format!(
+                "ack_mode {}; {} % to host {}: {} frames lost{}",
+                r.ack_mode,
+                r.loss_rate * 100.0,
+                r.loss_port,
+                r.link_losses,
+                match others.is_empty() {
+                    true => String::new(),
+                    false => format!(" ({} data, {})", by_kind.data, others.join(", ")),
+                }
+            )
+        }
         Some(r) => format!("ack_mode {}; no link loss", r.ack_mode),
         None => "—".into(),
     }

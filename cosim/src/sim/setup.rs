@@ -7,7 +7,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use metaroce_golden::cc_params::CcMode;
 
 use super::nic::Nic;
-use super::outputs::{Flow, FlowTransport, SimFailure, SimRun};
+use super::outputs::{Flow, FlowTransport, LinkLosses, SimFailure, SimRun};
 use super::packet;
 use super::scenario::{SimCc, SimConfig};
 use super::switch::Switch;
@@ -94,7 +94,7 @@ pub fn run(config: &SimConfig, mode: CcMode) -> Result<SimRun, SimFailure> {
         cnps_received: 0,
         acks_sent: 0,
         acks_received: 0,
-        link_losses: 0,
+        link_losses: LinkLosses::default(),
         // The loss's dice apart from the jitter's and the switch's.
         loss_dice: Dice(config.seed ^ LOSS_SALT),
         pfc_frames_received: 0,

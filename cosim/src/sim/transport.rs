@@ -35,7 +35,7 @@ impl World {
         if self.loss_dice.next() >= loss.threshold() {
             return false;
         }
-        self.link_losses += 1;
+        self.link_losses.count(packet);
         if let Some(flow) = packet.flow {
             self.lose(flow, packet.index, packet.copy);
         }
@@ -124,7 +124,10 @@ mod tests {
         let run = run(&lossy(0.01), CcMode::Dcqcn).unwrap();
         let count = lossy(0.0).packets_per_message();
         let lost: u64 = run.flows.iter().map(|f| f.lost_packets).sum();
-        assert!(run.link_losses > 0 && lost > 0 && run.drops == 0, "{} frames lost", run.link_losses);
+        let on_link = run.link_losses;
+        assert!(on_link.data > 0 && lost == on_link.data && run.drops == 0, "{on_link:?} lost, {lost} data");
+        // Only data crosses the lossy link.
+        assert_eq!(on_link.total(), on_link.data);
         for f in &run.flows {
             let t = &f.transport;
             assert!(f.done_ps.is_some() && t.exhausted_ps.is_none(), "{f:?}");

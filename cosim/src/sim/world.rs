@@ -8,7 +8,7 @@ use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
 
 use super::nic::{Nic, NicOutputs};
-use super::outputs::{Flow, Sample};
+use super::outputs::{Flow, LinkLosses, Sample};
 use super::packet::Packet;
 use super::pfc::PfcEvent;
 use super::scenario::{peer_of, qp_toward, SimConfig};
@@ -99,7 +99,7 @@ pub(super) struct World {
     pub(super) acks_sent: u64,
     pub(super) acks_received: u64,
     /// Frames lost on the lossy link (`--loss`), and its dice.
-    pub(super) link_losses: u64,
+    pub(super) link_losses: LinkLosses,
     pub(super) loss_dice: Dice,
     pub(super) pfc_frames_received: u64,
     /// When the switch first marked a packet, and a NIC first sent a CNP, ps.
