@@ -30,9 +30,10 @@ pub struct Flow {
     pub in_nic: bool,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
-    /// Packets the switch dropped or the lossy link lost.
+    /// Data copies the switch dropped or the lossy link lost.
     pub lost_packets: u64,
-    /// With `ack_mode`: the receiver's order, what was sent again and why.
+    /// What was sent again and why (every run); with `ack_mode` the
+    /// receiver's order and the requester's requests.
     pub transport: FlowTransport,
     pub done_ps: Option<u64>,
     /// The sender NIC's rate for the flow's QP before its first change
@@ -105,7 +106,8 @@ pub struct FlowTransport {
     /// One past the highest packet the sender has put on its wire.
     pub wire_high: u64,
     /// Per packet: its latest copy was lost (dropped by the switch or lost
-    /// on a link) and it has not been sent again since.
+    /// on a link), and it has been neither sent again nor taken by the
+    /// receiver since.
     pub lost: Vec<bool>,
     /// Per packet: the copies put on its sender's wire so far.
     pub sends: Vec<u32>,
@@ -114,11 +116,12 @@ pub struct FlowTransport {
     pub retx_bytes: u64,
     /// Of those, the packets whose copy before was lost, whether before
     /// they left or after (a copy lost behind a later copy already on its
-    /// way); the rest are go-back-N's excess (their copy before arrived).
+    /// way); the rest are go-back-N's excess (their copy before arrived,
+    /// or the packet already had).
     pub retx_of_lost: u64,
-    /// Lost copies whose packet an earlier copy delivered (before the loss
-    /// or after it): no copy sent again stands in for them.
-    pub lost_after_delivery: u64,
+    /// Lost copies of packets another copy delivered (an earlier copy,
+    /// before the loss or after it): no copy sent again stands in for them.
+    pub lost_of_delivered: u64,
     /// The requester's retransmit requests by cause: a NAK, a timeout.
     pub nak_requests: u64,
     pub timeout_requests: u64,
@@ -158,8 +161,10 @@ impl FlowTransport {
     /// already left, that copy (counted as excess when it left) does;
     /// otherwise the next copy to leave, or an earlier one arriving, will.
     pub(super) fn lost_copy(&mut self, index: u64, copy: u32) {
+        // With ack_mode off `expected` stays 0: only one copy of a packet is
+        // ever on its way there.
         if index < self.expected {
-            self.lost_after_delivery += 1;
+            self.lost_of_delivered += 1;
         } else if copy + 1 < self.sends[index as usize] {
             self.retx_of_lost += 1;
         } else {
@@ -167,13 +172,20 @@ impl FlowTransport {
         }
     }
 
-    /// The receiver takes packet `index` in order (`ack_mode` on). A copy
-    /// lost since the latest left needs no copy sent again now.
+    /// The receiver takes packet `index` in order (`ack_mode` on). If its
+    /// latest copy was lost, an earlier one delivered the packet.
     pub(super) fn take_in_order(&mut self, index: u64) {
         self.expected = index + 1;
         if std::mem::take(&mut self.lost[index as usize]) {
-            self.lost_after_delivery += 1;
+            self.lost_of_delivered += 1;
         }
+    }
+
+    /// Lost copies nothing stood in for by the end of the run: their
+    /// packet was neither sent again nor delivered (its QP's retries ran
+    /// out, or the run stopped first).
+    pub fn lost_unrecovered(&self) -> u64 {
+        self.lost.iter().filter(|&&lost| lost).count() as u64
     }
 }
 
@@ -294,5 +306,46 @@ impl SimRun {
             }
             row(tick, &rates);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlowTransport;
+
+    /// Each lost copy lands in one class, whatever the order of copies,
+    /// losses and deliveries.
+    #[test]
+    fn every_lost_copy_is_counted_once() {
+        let mut t = FlowTransport::new(4);
+        let classes = |t: &FlowTransport| (t.retx_of_lost, t.lost_of_delivered, t.lost_unrecovered());
+        // Packet 0: its copy lost, then a copy sent again for it.
+        t.on_wire(0, 100);
+        t.lost_copy(0, 0);
+        assert_eq!(classes(&t), (0, 0, 1));
+        t.on_wire(0, 100);
+        assert_eq!(classes(&t), (1, 0, 0));
+        // Packet 1: two copies on their way, the later lost, the earlier taken.
+        t.on_wire(1, 100);
+        t.on_wire(1, 100);
+        t.lost_copy(1, 1);
+        t.take_in_order(0);
+        t.take_in_order(1);
+        assert_eq!(classes(&t), (1, 1, 0));
+        // Packet 2: taken, then a copy sent again and lost.
+        t.on_wire(2, 100);
+        t.take_in_order(2);
+        t.on_wire(2, 100);
+        t.lost_copy(2, 1);
+        assert_eq!(classes(&t), (1, 2, 0));
+        // Packet 3: copy 1 lost, then copy 0 (copy 1 stood in for it),
+        // then copy 2 sent for copy 1.
+        t.on_wire(3, 100);
+        t.on_wire(3, 100);
+        t.lost_copy(3, 1);
+        t.lost_copy(3, 0);
+        t.on_wire(3, 100);
+        assert_eq!(classes(&t), (3, 2, 0));
+        assert_eq!((t.retx_packets, t.retx_bytes), (5, 500));
     }
 }

@@ -29,7 +29,10 @@ pub struct ReliabilitySummary {
     pub retx_excess: u64,
     /// Lost copies of packets another copy delivered: none sent again for
     /// them.
-    pub lost_after_delivery: u64,
+    pub lost_of_delivered: u64,
+    /// Lost copies nothing stood in for (a QP that ran out of retries, a
+    /// run stopped early).
+    pub lost_unrecovered: u64,
     /// The requesters' retransmit requests by cause.
     pub nak_requests: u64,
     pub timeout_requests: u64,
@@ -65,7 +68,8 @@ pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
         retx_bytes: sum(|t| t.retx_bytes),
         retx_of_lost,
         retx_excess: retx_packets - retx_of_lost,
-        lost_after_delivery: sum(|t| t.lost_after_delivery),
+        lost_of_delivered: sum(|t| t.lost_of_delivered),
+        lost_unrecovered: sum(|t| t.lost_unrecovered()),
         nak_requests: sum(|t| t.nak_requests),
         timeout_requests: sum(|t| t.timeout_requests),
         flows_exhausted: run.flows.iter().filter(|f| f.transport.exhausted_ps.is_some()).count(),
@@ -118,15 +122,19 @@ pub fn goodput_cell(r: &Option<ReliabilitySummary>) -> String {
 pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
         Some(r) => format!(
-            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess{}",
+            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess{}{}",
             r.retx_packets,
             r.data_packets,
             r.retx_bytes as f64 / 1000.0,
             r.retx_of_lost,
             r.retx_excess,
-            match r.lost_after_delivery {
+            match r.lost_of_delivered {
                 0 => String::new(),
                 n => format!("; {n} lost copies of packets another copy delivered"),
+            },
+            match r.lost_unrecovered {
+                0 => String::new(),
+                n => format!("; {n} lost copies never recovered"),
             }
         ),
         None => "—".into(),
@@ -147,5 +155,41 @@ pub fn ack_load_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
         Some(r) => format!("{:.4} ({} ACKs and NAKs)", r.acks_per_data_packet, r.acks_sent),
         None => "—".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cells_name_every_kind_of_loss() {
+        let r = Some(ReliabilitySummary {
+            ack_mode: "rocev2".into(),
+            loss_rate: 0.01,
+            loss_port: 0,
+            link_losses: 7,
+            link_losses_by_kind: LinkLosses { data: 4, acks: 2, cnps: 1 },
+            goodput_gbps: None,
+            data_packets: 100,
+            retx_packets: 10,
+            retx_bytes: 10_000,
+            retx_of_lost: 3,
+            retx_excess: 7,
+            lost_of_delivered: 1,
+            lost_unrecovered: 2,
+            nak_requests: 1,
+            timeout_requests: 1,
+            flows_exhausted: 1,
+            discarded: 0,
+            acks_sent: 5,
+            acks_per_data_packet: 0.05,
+        });
+        assert_eq!(loss_cell(&r), "ack_mode rocev2; 1 % to host 0: 7 frames lost (4 data, 2 ACK or NAK, 1 CNP)");
+        assert_eq!(
+            sent_again_cell(&r),
+            "10 of 100 packets (10 kB): 3 lost, 7 go-back-N excess; 1 lost copies of packets another copy \
+             delivered; 2 lost copies never recovered"
+        );
     }
 }

@@ -134,7 +134,7 @@ mod tests {
             assert_eq!((f.delivered_packets, t.expected, t.wire_high), (count, count, count));
             // Every lost copy was stood in for by one sent again, before or
             // after it was lost, or its packet arrived by another copy.
-            assert_eq!(t.retx_of_lost + t.lost_after_delivery, f.lost_packets, "{t:?}");
+            assert_eq!(t.retx_of_lost + t.lost_of_delivered, f.lost_packets, "{t:?}");
             assert!(t.retx_of_lost <= t.retx_packets, "{t:?}");
         }
         let r = summarize(&run).reliability.unwrap();
@@ -184,10 +184,13 @@ mod tests {
             match t.exhausted_ps {
                 Some(_) => {
                     assert!(f.done_ps.is_none() && f.lost_packets == 3 && t.timeout_requests == 2, "{f:?}");
+                    // The last try's loss: nothing stands in for it.
+                    assert_eq!(t.lost_unrecovered(), 1, "{f:?}");
                     exhausted += 1;
                 }
                 None => assert!(f.done_ps.is_some() && t.timeout_requests == f.lost_packets, "{f:?}"),
             }
+            assert_eq!(t.retx_of_lost + t.lost_of_delivered + t.lost_unrecovered(), f.lost_packets, "{t:?}");
             (timeouts, lost) = (timeouts + t.timeout_requests, lost + f.lost_packets);
         }
         assert!(timeouts > 0 && lost > 0, "no loss at this seed: {lost}");
