@@ -95,11 +95,7 @@ fn write(t: &mut Timeline, r: &Requester, psn: u32, keep: &[u32], ce: bool) {
 ///   which the responder does not answer.
 /// - QP 0x30 (host 6): not in the QP table: no ACK, and a warning.
 fn go_back_n() -> Capture {
-    let r0 = Requester { host: 2, local_qp: 0x20, ipv6: false, vlan: None };
-    let r1 = Requester { host: 3, local_qp: 0x21, ipv6: true, vlan: Some(300) };
-    let r2 = Requester { host: 4, local_qp: 0x22, ipv6: false, vlan: Some(400) };
-    let r3 = Requester { host: 5, local_qp: 0x23, ipv6: true, vlan: None };
-    let stray = Requester { host: 6, local_qp: 0x30, ipv6: false, vlan: None };
+    let [r0, r1, r2, r3, stray] = requesters();
     let mut t = Timeline { frames: Vec::new(), now: START_NS };
 
     write(&mut t, &r0, 100, &[0, 1, 2, 3], false);
@@ -156,11 +152,7 @@ fn go_back_n() -> Capture {
 ///   moves the expected PSN past 52; 116 again, now in the window.
 /// - QP 0x30 (host 6): not in the QP table: no ACK, and a warning.
 fn selective() -> Capture {
-    let r0 = Requester { host: 2, local_qp: 0x20, ipv6: false, vlan: None };
-    let r1 = Requester { host: 3, local_qp: 0x21, ipv6: true, vlan: Some(300) };
-    let r2 = Requester { host: 4, local_qp: 0x22, ipv6: false, vlan: Some(400) };
-    let r3 = Requester { host: 5, local_qp: 0x23, ipv6: true, vlan: None };
-    let stray = Requester { host: 6, local_qp: 0x30, ipv6: false, vlan: None };
+    let [r0, r1, r2, r3, stray] = requesters();
     let mut t = Timeline { frames: Vec::new(), now: START_NS };
 
     for psn in (100..112).filter(|p| ![103, 107].contains(p)) {
@@ -223,6 +215,19 @@ pub(super) fn captures() -> Vec<Capture> {
     let selective_requests = selective();
     let selective_answers = replies(&selective_requests, "rc_selective_replies.pcap");
     vec![requests, answers, selective_requests, selective_answers]
+}
+
+/// The requesters of both captures: QPs 0x20-0x23 as `responder_nic`
+/// loads them (IPv4 and IPv6, with and without VLAN tags), and 0x30, which
+/// is not in its table.
+fn requesters() -> [Requester; 5] {
+    [
+        Requester { host: 2, local_qp: 0x20, ipv6: false, vlan: None },
+        Requester { host: 3, local_qp: 0x21, ipv6: true, vlan: Some(300) },
+        Requester { host: 4, local_qp: 0x22, ipv6: false, vlan: Some(400) },
+        Requester { host: 5, local_qp: 0x23, ipv6: true, vlan: None },
+        Requester { host: 6, local_qp: 0x30, ipv6: false, vlan: None },
+    ]
 }
 
 /// The responder's NIC in both captures: QPs 0x20-0x23, 0x21's first
