@@ -58,6 +58,7 @@ localparam [1:0] TRIGGER_SENT = 2'd3;
 localparam [1:0] CAUSE_NAK = 2'd0;
 localparam [1:0] CAUSE_RETRY_EXHAUSTED = 2'd1;
 localparam [1:0] CAUSE_TIMEOUT = 2'd2;
+localparam [1:0] CAUSE_SELECTIVE = 2'd3;
 
 // Register ack_mode, cfg[`CFG_ACK_MODE] (golden/src/cc_table.rs AckMode).
 localparam [1:0] ACK_MODE_OFF = 2'd0;

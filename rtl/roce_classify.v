@@ -16,8 +16,9 @@
  * input, SPEC.md §6.10) and whether it ends a message (0x02-0x05,
  * 0x08-0x0B, 0x16, 0x17; golden/src/opcode.rs); an RC ACKNOWLEDGE (0x11)
  * with its AETH carries the AETH syndrome (the requester's input, SPEC.md
- * §6.11). Sent data carries the BTH PSN and whether the opcode is an RC
- * SEND or WRITE request (the requester's input too).
+ * §6.11), and its selective-ACK extension when it has one (§6.10). Sent
+ * data carries the BTH PSN and whether the opcode is an RC SEND or WRITE
+ * request (the requester's input too).
  *
  * | port                 | width | meaning                                    |
  * |----------------------|-------|--------------------------------------------|
@@ -25,6 +26,7 @@
  * | s_meta_*             |       | the parse record (roce_parser.v)           |
  * | s_meta_aeth_valid/   | 1, 8  | ... its AETH and the AETH's syndrome       |
  * | s_meta_aeth_syndrome |       |                                            |
+ * | s_meta_sack_*        | 1,1,64| ... its selective-ACK extension             |
  * | s_meta_tick          | 64    | side band: the frame's tick                |
  * | s_meta_tx            | 1     | side band: the host sent this frame ...    |
  * | s_meta_tx_qp         | 24    | ... on this local QP                       |
@@ -61,6 +63,9 @@ module roce_classify (
     input  wire [15:0]  s_meta_cnp_extent,
     input  wire         s_meta_aeth_valid,
     input  wire [7:0]   s_meta_aeth_syndrome,
+    input  wire         s_meta_sack_valid,
+    input  wire         s_meta_sack_beyond,
+    input  wire [63:0]  s_meta_sack_bitmap,
     input  wire [63:0]  s_meta_tick,
     input  wire         s_meta_tx,
     input  wire [23:0]  s_meta_tx_qp,
@@ -89,7 +94,10 @@ module roce_classify (
     output wire         m_evt_rc_req,
     output wire         m_evt_msg_end,
     output wire         m_evt_syndrome_valid,
-    output wire [7:0]   m_evt_syndrome
+    output wire [7:0]   m_evt_syndrome,
+    output wire         m_evt_sack_valid,
+    output wire         m_evt_sack_beyond,
+    output wire [63:0]  m_evt_sack_bitmap
 );
 
 `include "metaroce_defs.vh"
@@ -118,6 +126,9 @@ reg         evt_rc_req_reg;
 reg         evt_msg_end_reg;
 reg         evt_syndrome_valid_reg;
 reg [7:0]   evt_syndrome_reg;
+reg         evt_sack_valid_reg;
+reg         evt_sack_beyond_reg;
+reg [63:0]  evt_sack_bitmap_reg;
 
 // An RC SEND or RDMA WRITE request, and the last or only packet of its
 // message (golden/src/opcode.rs rc_request, message_end).
@@ -164,6 +175,9 @@ always @(posedge clk) begin
         evt_msg_end_reg <= msg_end;
         evt_syndrome_valid_reg <= !is_tx && rc_ack;
         evt_syndrome_reg <= s_meta_aeth_syndrome;
+        evt_sack_valid_reg <= !is_tx && rc_ack && s_meta_sack_valid;
+        evt_sack_beyond_reg <= s_meta_sack_beyond;
+        evt_sack_bitmap_reg <= s_meta_sack_bitmap;
     end
     if (rst) begin
         evt_valid_reg <= 1'b0;
@@ -194,6 +208,9 @@ assign m_evt_rc_req = evt_rc_req_reg;
 assign m_evt_msg_end = evt_msg_end_reg;
 assign m_evt_syndrome_valid = evt_syndrome_valid_reg;
 assign m_evt_syndrome = evt_syndrome_reg;
+assign m_evt_sack_valid = evt_sack_valid_reg;
+assign m_evt_sack_beyond = evt_sack_beyond_reg;
+assign m_evt_sack_bitmap = evt_sack_bitmap_reg;
 
 endmodule
 

@@ -44,13 +44,15 @@
  * | s_evt_syndrome_   | 1/8        | received data: an RC ACKNOWLEDGE's AETH        |
  * | valid/syndrome    |            | syndrome (to the requester as well); never     |
  * |                   |            | with s_evt_rc_req                              |
+ * | s_evt_sack_valid/ | 1/1/64     | received data: that ACK's selective-ACK        |
+ * | beyond/bitmap     |            | extension (SPEC.md §6.10; to the requester)    |
  * | s_qpctx_*         |            | QP context table writes (cnp_notify.v,         |
  * |                   |            | roce_responder.v: psn_valid/psn = rq_psn)      |
  * | cfg               | CFG_WIDTH  | registers (rtl/metaroce_cfg.vh), held constant |
  * | m_axis_*          | DATA_WIDTH | CNP, ACK and NAK frames, tuser = emit tick     |
  * | m_rate_*          |            | rate changes, sent packets handed on (dcqcn_rp) |
  * | m_retx_*          | 64/24/24/24| retransmit requests: time, qp, psn, count,     |
- * |                   | /2         | cause                                          |
+ * |                   | /2/64      | cause, mask                                    |
  * |                   |            | (roce_requester.v)                             |
  * | timer_valid/time  | 1/64       | the requester's next timer may run out at this |
  * |                   |            | tick or later (roce_requester.v)               |
@@ -99,6 +101,9 @@ module roce_cn #(
     input  wire                   s_evt_msg_end,
     input  wire                   s_evt_syndrome_valid,
     input  wire [7:0]             s_evt_syndrome,
+    input  wire                   s_evt_sack_valid,
+    input  wire                   s_evt_sack_beyond,
+    input  wire [63:0]            s_evt_sack_bitmap,
 
     output wire [DATA_WIDTH-1:0]  m_axis_tdata,
     output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
@@ -126,6 +131,7 @@ module roce_cn #(
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
     output wire [1:0]             m_retx_cause,
+    output wire [63:0]            m_retx_mask,
 
     output wire                   timer_valid,
     output wire [63:0]            timer_time,
@@ -338,6 +344,9 @@ roce_requester #(
     .s_evt_tx(!rx_syndrome),
     .s_evt_psn(s_evt_psn),
     .s_evt_syndrome(s_evt_syndrome),
+    .s_evt_sack_valid(s_evt_sack_valid),
+    .s_evt_sack_beyond(s_evt_sack_beyond),
+    .s_evt_sack_bitmap(s_evt_sack_bitmap),
     .m_retx_valid(m_retx_valid),
     .m_retx_ready(m_retx_ready),
     .m_retx_time(m_retx_time),
@@ -345,6 +354,7 @@ roce_requester #(
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
     .m_retx_cause(m_retx_cause),
+    .m_retx_mask(m_retx_mask),
     .timer_valid(timer_valid),
     .timer_time(timer_time),
     .busy(req_busy)

@@ -68,6 +68,10 @@
  * | m_meta_cnp_share     | 16         | F, Q1.15 of the receiver's line rate     |
  * | m_meta_cnp_active    | 16         | N_act, the senders the receiver counts   |
  * | m_meta_cnp_seq       | 16         | F's sequence number                      |
+ * | m_meta_sack_valid    | 1          | an ACK with the selective-ACK extension  |
+ * |                      |            | (4D 53 01 after the AETH, SPEC 6.10)     |
+ * | m_meta_sack_beyond   | 1          | its flag byte's bit 0                    |
+ * | m_meta_sack_bitmap   | 64         | its bitmap, first wire byte in 63:56     |
  * | m_meta_mac_control_* | 1/16       | valid; the MAC Control opcode (PAUSE,    |
  * |                      |            | PFC, or unknown_mac_control_opcode)      |
  * | m_meta_pause_*       | 1/16       | valid; a PAUSE frame's pause time        |
@@ -155,6 +159,9 @@ module roce_parser #(
     output wire [15:0]            m_meta_cnp_share,
     output wire [15:0]            m_meta_cnp_active,
     output wire [15:0]            m_meta_cnp_seq,
+    output wire                   m_meta_sack_valid,
+    output wire                   m_meta_sack_beyond,
+    output wire [63:0]            m_meta_sack_bitmap,
     output wire                   m_meta_mac_control_valid,
     output wire [15:0]            m_meta_mac_control_opcode,
     output wire                   m_meta_pause_valid,
@@ -590,6 +597,7 @@ roce_parser_icrc #(
 wire [1:0]  s9_class;
 wire [4:0]  s9_error;
 wire        s9_eth_valid, s9_ip_valid, s9_udp_valid, s9_bth_valid, s9_icrc_valid, s9_cnp_valid, s9_cnp_v2;
+wire        s9_sack_valid;
 wire        s9_mac_control_valid, s9_pause_valid, s9_pfc_valid;
 wire [6:0]  s9_ext_valid;
 wire [4:0]  s9_imm_offset;
@@ -613,6 +621,7 @@ roce_parser_check #(
     .s_pad_cnt(s3_l4_reg[9*8+4 +: 2]),
     .s_tver(s3_l4_reg[9*8 +: 4]),
     .s_cnp_tag(s3_l4_reg[20*8 +: 16]),
+    .s_sack_tag(s3_l4_reg[24*8 +: 24]),
     .csum_ok(s9_csum_ok),
     .icrc_match(s9_icrc_match),
     .frame_class(s9_class),
@@ -625,6 +634,7 @@ roce_parser_check #(
     .ext_valid(s9_ext_valid),
     .cnp_valid(s9_cnp_valid),
     .cnp_v2(s9_cnp_v2),
+    .sack_valid(s9_sack_valid),
     .mac_control_valid(s9_mac_control_valid),
     .pause_valid(s9_pause_valid),
     .pfc_valid(s9_pfc_valid),
@@ -637,12 +647,12 @@ roce_parser_check #(
  * record goes to the output register, or to the spare when the sink stalled
  * after ready_reg last rose; ready_reg falls once the spare may fill.
  */
-localparam REC_WIDTH = 2 + 5 + 5 + 7 + 2 + 3 + 5 + 16 + 32 + 1 + PAYLOAD_WIDTH;
+localparam REC_WIDTH = 2 + 5 + 5 + 7 + 3 + 3 + 5 + 16 + 32 + 1 + PAYLOAD_WIDTH;
 
 wire                 rec_valid = valid_pipe_reg[9] && last_pipe_reg[9];
 wire [REC_WIDTH-1:0] rec = {
     s9_class, s9_error, s9_eth_valid, s9_ip_valid, s9_udp_valid, s9_bth_valid, s9_icrc_valid,
-    s9_ext_valid, s9_cnp_valid, s9_cnp_v2, s9_mac_control_valid, s9_pause_valid, s9_pfc_valid,
+    s9_ext_valid, s9_cnp_valid, s9_cnp_v2, s9_sack_valid, s9_mac_control_valid, s9_pause_valid, s9_pfc_valid,
     s9_imm_offset, s9_payload_len, s9_icrc, s9_icrc_match,
     payload_mem[s9_slot]
 };
@@ -681,6 +691,7 @@ end
 wire [1:0]   m_class, m_vlan_count;
 wire [4:0]   m_error, m_imm_offset;
 wire         m_eth_valid, m_ip_valid, m_udp_valid, m_bth_valid, m_icrc_valid, m_cnp_valid, m_cnp_v2, m_icrc_ok;
+wire         m_sack_valid;
 wire         m_mac_control_valid, m_pause_valid, m_pfc_valid;
 wire         m_is_ipv6;
 wire [6:0]   m_ext_valid;
@@ -700,7 +711,7 @@ wire [223:0] m_ext;
 
 assign {
     m_class, m_error, m_eth_valid, m_ip_valid, m_udp_valid, m_bth_valid, m_icrc_valid,
-    m_ext_valid, m_cnp_valid, m_cnp_v2, m_mac_control_valid, m_pause_valid, m_pfc_valid,
+    m_ext_valid, m_cnp_valid, m_cnp_v2, m_sack_valid, m_mac_control_valid, m_pause_valid, m_pfc_valid,
     m_imm_offset, m_payload_len, m_icrc, m_icrc_ok,
     m_frame_len, m_vlan_count, m_vlan_pcp, m_vlan_id, m_eth_type, m_macs,
     m_l3, m_is_ipv6, m_udp_ports, m_bth, m_ext
@@ -812,6 +823,11 @@ assign m_meta_cnp_flags = ext_be[(EXT_BYTES-4-1)*8 +: 8];
 assign m_meta_cnp_share = ext_be[(EXT_BYTES-6-2)*8 +: 16];
 assign m_meta_cnp_active = ext_be[(EXT_BYTES-8-2)*8 +: 16];
 assign m_meta_cnp_seq = ext_be[(EXT_BYTES-10-2)*8 +: 16];
+// The selective-ACK extension after the AETH: tag 4-5, version 6, flags 7,
+// bitmap 8-15 (the flag byte's other bits are reserved).
+assign m_meta_sack_valid = m_sack_valid;
+assign m_meta_sack_beyond = ext_be[(EXT_BYTES-7-1)*8];
+assign m_meta_sack_bitmap = ext_be[(EXT_BYTES-8-8)*8 +: 64];
 // MAC Control (IEEE 802.3 Annex 31B, 31D): opcode, then PAUSE's pause time
 // or PFC's class-enable vector and eight pause times.
 assign m_meta_mac_control_valid = m_mac_control_valid;

@@ -35,12 +35,15 @@
  * | s_opcode           | 8     | S3: BTH opcode                                 |
  * | s_pad_cnt, s_tver  | 2, 4  | S3: BTH PadCnt and TVer                        |
  * | s_cnp_tag          | 16    | S3: bytes 0-1 after the BTH, byte 0 in 7:0     |
+ * | s_sack_tag         | 24    | S3: bytes 4-6 after the BTH, byte 4 in 7:0     |
  * | csum_ok            | 1     | S9: the IPv4 header sums to 0xFFFF             |
  * | icrc_match         | 1     | S9: the ICRC checks                            |
  * | frame_class, error | 2, 5  | the verdict (metaroce_defs.vh codes)           |
  * | *_valid            | 1     | which record fields hold (SPEC.md §3.2)        |
  * | cnp_valid, cnp_v2  | 1, 1  | a CNP tagged MetaRoCE (4D 01 or 4D 02); v2's   |
  * |                    |       | (4D 02: its fair share holds, SPEC.md 6.9)     |
+ * | sack_valid         | 1     | an ACK whose 12 payload bytes or more start    |
+ * |                    |       | with 4D 53 01 (selective ACK, SPEC.md 6.10)    |
  * | mac_control_valid  | 1     | the MAC Control opcode holds                   |
  * | pause_valid        | 1     | a PAUSE frame's parameters hold                |
  * | pfc_valid          | 1     | a PFC frame's parameters hold                  |
@@ -71,6 +74,7 @@ module roce_parser_check #(
     input  wire [1:0]  s_pad_cnt,
     input  wire [3:0]  s_tver,
     input  wire [15:0] s_cnp_tag,
+    input  wire [23:0] s_sack_tag,
 
     input  wire        csum_ok,
     input  wire        icrc_match,
@@ -85,6 +89,7 @@ module roce_parser_check #(
     output wire [6:0]  ext_valid,
     output wire        cnp_valid,
     output wire        cnp_v2,
+    output wire        sack_valid,
     output wire        mac_control_valid,
     output wire        pause_valid,
     output wire        pfc_valid,
@@ -155,6 +160,7 @@ reg [15:0] s4_ipv4_total_len_reg;
 reg [5:0]  s4_ipv4_hdr_len_reg;
 reg        s4_bad_version_reg, s4_bad_ihl_reg, s4_fragment_reg, s4_ipv6_ext_reg, s4_not_udp_reg;
 reg        s4_not_roce_port_reg, s4_truncated_bth_reg, s4_bad_tver_reg, s4_cnp_tag_reg, s4_cnp_v2_reg;
+reg        s4_sack_tag_reg;
 reg [15:0] s4_udp_len_reg;
 reg [1:0]  s4_pad_cnt_reg;
 reg        s4_op_valid_reg;
@@ -188,6 +194,7 @@ always @(posedge clk) begin
         // (SPEC.md §6.3, §6.9; byte 0 in 7:0).
         s4_cnp_tag_reg <= s_opcode == OPCODE_CNP && (s_cnp_tag == 16'h014D || s_cnp_tag == 16'h024D);
         s4_cnp_v2_reg <= s_opcode == OPCODE_CNP && s_cnp_tag == 16'h024D;
+        s4_sack_tag_reg <= s_opcode == OPCODE_RC_ACK && s_sack_tag == 24'h01534D;
         s4_udp_len_reg <= s_udp_len;
         s4_pad_cnt_reg <= s_pad_cnt;
         s4_op_valid_reg <= op_valid;
@@ -206,6 +213,7 @@ reg        s5_truncated_ip_reg, s5_truncated_ihl_reg, s5_bad_ip_length_reg, s5_i
 reg        s5_truncated_udp_reg, s5_udp_mismatch_reg;
 reg        s5_bad_version_reg, s5_bad_ihl_reg, s5_fragment_reg, s5_ipv6_ext_reg, s5_not_udp_reg;
 reg        s5_not_roce_port_reg, s5_truncated_bth_reg, s5_bad_tver_reg, s5_cnp_tag_reg, s5_cnp_v2_reg;
+reg        s5_sack_tag_reg;
 reg [15:0] s5_udp_len_reg;
 reg        s5_op_valid_reg;
 reg [6:0]  s5_op_ext_reg;
@@ -240,6 +248,7 @@ always @(posedge clk) begin
         s5_bad_tver_reg <= s4_bad_tver_reg;
         s5_cnp_tag_reg <= s4_cnp_tag_reg;
         s5_cnp_v2_reg <= s4_cnp_v2_reg;
+        s5_sack_tag_reg <= s4_sack_tag_reg;
         s5_udp_len_reg <= s4_udp_len_reg;
         s5_op_valid_reg <= s4_op_valid_reg;
         s5_op_ext_reg <= s4_op_ext_reg;
@@ -260,7 +269,7 @@ reg        s6_macc_valid_reg, s6_pause_valid_reg, s6_pfc_valid_reg;
 reg        s6_bad_ip_length_reg, s6_ip_exceeds_reg, s6_fragment_reg, s6_ipv6_ext_reg, s6_not_udp_reg;
 reg        s6_truncated_udp_reg, s6_not_roce_port_reg, s6_udp_mismatch_reg, s6_truncated_bth_reg;
 reg        s6_bad_tver_reg, s6_bad_opcode_reg, s6_truncated_ext_reg, s6_no_icrc_room_reg, s6_cnp_tag_reg;
-reg        s6_cnp_v2_reg;
+reg        s6_cnp_v2_reg, s6_sack_tag_reg;
 reg [6:0]  s6_op_ext_reg;
 reg [4:0]  s6_op_imm_offset_reg;
 reg [15:0] s6_payload_len_reg;
@@ -337,6 +346,7 @@ always @(posedge clk) begin
         s6_no_icrc_room_reg <= s5_udp_len_reg < {10'd0, s5_hdrs_trailer_len_reg};
         s6_cnp_tag_reg <= s5_cnp_tag_reg;
         s6_cnp_v2_reg <= s5_cnp_v2_reg;
+        s6_sack_tag_reg <= s5_sack_tag_reg;
         s6_op_ext_reg <= s5_op_ext_reg;
         s6_op_imm_offset_reg <= s5_op_imm_offset_reg;
         s6_payload_len_reg <= s5_udp_len_reg - {10'd0, s5_hdrs_trailer_len_reg};
@@ -392,7 +402,7 @@ always @* begin
 end
 
 // S7 to S9: what the verdict needs, held until the late inputs arrive.
-localparam HOLD_WIDTH = 5 + 4 + 3 + 5 + 4 + 1 + 7 + 2 + 5 + 16;
+localparam HOLD_WIDTH = 5 + 4 + 3 + 5 + 4 + 1 + 7 + 3 + 5 + 16;
 
 wire [HOLD_WIDTH-1:0] s7_hold_next = {
     s6_error_a_reg, s6_stop_a_reg, s6_eth_valid_reg, s6_ip_valid_reg, s6_check_csum_reg,
@@ -400,7 +410,7 @@ wire [HOLD_WIDTH-1:0] s7_hold_next = {
     error_b, non_roce_b, udp_valid_b, bth_valid_b, ext_valid_b,
     // ICRC fields hold when the extensions do and the trailer fits.
     ext_valid_b && !s6_no_icrc_room_reg,
-    s6_op_ext_reg, s6_cnp_tag_reg, s6_cnp_v2_reg, s6_op_imm_offset_reg, s6_payload_len_reg
+    s6_op_ext_reg, s6_cnp_tag_reg, s6_cnp_v2_reg, s6_sack_tag_reg, s6_op_imm_offset_reg, s6_payload_len_reg
 };
 
 reg [HOLD_WIDTH-1:0] s7_hold_reg, s8_hold_reg, s9_hold_reg;
@@ -418,14 +428,14 @@ wire       s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum;
 wire       s9_macc_valid, s9_pause_valid, s9_pfc_valid;
 wire       s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b, s9_icrc_valid_b;
 wire [6:0] s9_op_ext;
-wire       s9_cnp_tag, s9_cnp_v2;
+wire       s9_cnp_tag, s9_cnp_v2, s9_sack_tag;
 
 assign {
     s9_error_a, s9_stop_a, s9_eth_valid, s9_ip_valid, s9_check_csum,
     s9_macc_valid, s9_pause_valid, s9_pfc_valid,
     s9_error_b, s9_non_roce_b, s9_udp_valid_b, s9_bth_valid_b, s9_ext_valid_b,
     s9_icrc_valid_b,
-    s9_op_ext, s9_cnp_tag, s9_cnp_v2, imm_offset, payload_len
+    s9_op_ext, s9_cnp_tag, s9_cnp_v2, s9_sack_tag, imm_offset, payload_len
 } = s9_hold_reg;
 
 // The verdict: A, else the IPv4 checksum, else B, else the ICRC.
@@ -462,6 +472,8 @@ end
 assign ext_valid = {7{ext_ok}} & s9_op_ext;
 assign cnp_valid = ext_ok && s9_cnp_tag;
 assign cnp_v2 = ext_ok && s9_cnp_v2;
+// The extension is 12 bytes of payload: the ICRC's fields must hold.
+assign sack_valid = icrc_valid && s9_sack_tag && payload_len >= 16'd12;
 // A MAC Control frame stops at A, so nothing after it can clear these.
 assign mac_control_valid = s9_macc_valid;
 assign pause_valid = s9_pause_valid;

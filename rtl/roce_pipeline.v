@@ -55,8 +55,8 @@
  * |                      |            | tick                                     |
  * | m_rel_*              |            | releases and drops (roce_pacer.v)        |
  * | m_retx_time/qp/      | 64, 24,    | retransmit requests (roce_requester.v,   |
- * | psn/count/cause      | 24, 24, 2  | SPEC.md §6.11), from the CN block's      |
- * |                      |            | output buffer                            |
+ * | psn/count/cause/mask | 24, 24, 2, | SPEC.md §6.11), from the CN block's      |
+ * |                      | 64         | output buffer                            |
  * | mon_rate_*           |            | the reaction point's transactions as the |
  * |                      |            | pacer takes them (monitor, no handshake) |
  * | busy                 | 1          | a frame, event or packet is still inside |
@@ -120,6 +120,7 @@ module roce_pipeline #(
     output wire [23:0]            m_retx_psn,
     output wire [23:0]            m_retx_count,
     output wire [1:0]             m_retx_cause,
+    output wire [63:0]            m_retx_mask,
 
     output wire                   mon_rate_fire,
     output wire [63:0]            mon_rate_time,
@@ -187,6 +188,9 @@ wire         meta_cnp_valid;
 wire [15:0]  meta_cnp_extent;
 wire         meta_aeth_valid;
 wire [7:0]   meta_aeth_syndrome;
+wire         meta_sack_valid;
+wire         meta_sack_beyond;
+wire [63:0]  meta_sack_bitmap;
 wire         meta_pause_valid;
 wire [15:0]  meta_pause_time;
 wire         meta_pfc_valid;
@@ -272,6 +276,9 @@ roce_parser #(
     .m_meta_cnp_share(),
     .m_meta_cnp_active(),
     .m_meta_cnp_seq(),
+    .m_meta_sack_valid(meta_sack_valid),
+    .m_meta_sack_beyond(meta_sack_beyond),
+    .m_meta_sack_bitmap(meta_sack_bitmap),
     .m_meta_mac_control_valid(),
     .m_meta_mac_control_opcode(),
     .m_meta_pause_valid(meta_pause_valid),
@@ -329,6 +336,9 @@ wire cls_rc_req;
 wire cls_msg_end;
 wire cls_syndrome_valid;
 wire [7:0] cls_syndrome;
+wire cls_sack_valid;
+wire cls_sack_beyond;
+wire [63:0] cls_sack_bitmap;
 wire         cls_ready;
 wire         evt_valid;
 wire         evt_ready;
@@ -355,6 +365,9 @@ wire         evt_rc_req;
 wire         evt_msg_end;
 wire         evt_syndrome_valid;
 wire [7:0]   evt_syndrome;
+wire         evt_sack_valid;
+wire         evt_sack_beyond;
+wire [63:0]  evt_sack_bitmap;
 
 roce_classify classify_inst (
     .clk(clk),
@@ -385,6 +398,9 @@ roce_classify classify_inst (
     .s_meta_cnp_extent(meta_cnp_extent),
     .s_meta_aeth_valid(meta_aeth_valid),
     .s_meta_aeth_syndrome(meta_aeth_syndrome),
+    .s_meta_sack_valid(meta_sack_valid),
+    .s_meta_sack_beyond(meta_sack_beyond),
+    .s_meta_sack_bitmap(meta_sack_bitmap),
     .s_meta_tick(meta_tick),
     .s_meta_tx(meta_tx),
     .s_meta_tx_qp(meta_tx_qp),
@@ -412,7 +428,10 @@ roce_classify classify_inst (
     .m_evt_rc_req(cls_rc_req),
     .m_evt_msg_end(cls_msg_end),
     .m_evt_syndrome_valid(cls_syndrome_valid),
-    .m_evt_syndrome(cls_syndrome)
+    .m_evt_syndrome(cls_syndrome),
+    .m_evt_sack_valid(cls_sack_valid),
+    .m_evt_sack_beyond(cls_sack_beyond),
+    .m_evt_sack_bitmap(cls_sack_bitmap)
 );
 
 
@@ -420,7 +439,7 @@ roce_classify classify_inst (
 // taken (below) is an event too, of kind KIND_TIME: the requester's clock
 // between frames (SPEC.md §6.11), which no other part takes. Only with no
 // classified event waiting (adv_open).
-localparam EVT_WIDTH = 532 + 24 + 1 + 1 + 1 + 1 + 8;
+localparam EVT_WIDTH = 532 + 24 + 1 + 1 + 1 + 1 + 8 + 1 + 1 + 64;
 wire evt_skid_busy;
 wire adv_take;
 roce_skid #(
@@ -431,11 +450,11 @@ roce_skid #(
     .s_valid(cls_valid || adv_take),
     .s_ready(cls_ready),
     .s_data(cls_valid
-        ? {cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome}
+        ? {cls_kind, cls_time, cls_qp, cls_ce, cls_len, cls_ipv6, cls_vlan_valid, cls_vlan_id, cls_eth_dst, cls_eth_src, cls_ip_src, cls_ip_dst, cls_udp_sport, cls_src_qp_valid, cls_src_qp, cls_extent_valid, cls_extent, cls_psn, cls_ack_req, cls_rc_req, cls_msg_end, cls_syndrome_valid, cls_syndrome, cls_sack_valid, cls_sack_beyond, cls_sack_bitmap}
         : {KIND_TIME, s_adv_time, {(EVT_WIDTH - 2 - 64){1'b0}}}),
     .m_valid(evt_valid),
     .m_ready(evt_ready),
-    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end, evt_syndrome_valid, evt_syndrome}),
+    .m_data({evt_kind, evt_time, evt_qp, evt_ce, evt_len, evt_ipv6, evt_vlan_valid, evt_vlan_id, evt_eth_dst, evt_eth_src, evt_ip_src, evt_ip_dst, evt_udp_sport, evt_src_qp_valid, evt_src_qp, evt_extent_valid, evt_extent, evt_psn, evt_ack_req, evt_rc_req, evt_msg_end, evt_syndrome_valid, evt_syndrome, evt_sack_valid, evt_sack_beyond, evt_sack_bitmap}),
     .busy(evt_skid_busy)
 );
 
@@ -523,6 +542,9 @@ roce_cn #(
     .s_evt_msg_end(evt_msg_end),
     .s_evt_syndrome_valid(evt_syndrome_valid),
     .s_evt_syndrome(evt_syndrome),
+    .s_evt_sack_valid(evt_sack_valid),
+    .s_evt_sack_beyond(evt_sack_beyond),
+    .s_evt_sack_bitmap(evt_sack_bitmap),
     .m_axis_tdata(m_axis_tdata),
     .m_axis_tkeep(m_axis_tkeep),
     .m_axis_tvalid(m_axis_tvalid),
@@ -547,6 +569,7 @@ roce_cn #(
     .m_retx_psn(m_retx_psn),
     .m_retx_count(m_retx_count),
     .m_retx_cause(m_retx_cause),
+    .m_retx_mask(m_retx_mask),
     .timer_valid(timer_valid),
     .timer_time(timer_time),
     .busy(cn_busy)

@@ -12,7 +12,7 @@
 struct mr_cn_event {
     uint64_t kind, time, qp, ce, len, ipv6, vlan_valid, vlan_id, eth_dst, eth_src, ip_src_hi, ip_src_lo,
         ip_dst_hi, ip_dst_lo, udp_sport, src_qp_valid, src_qp, extent_valid, extent, psn, ack_req, rc_req, msg_end,
-        syndrome_valid, syndrome;
+        syndrome_valid, syndrome, sack_valid, sack_beyond, sack_bitmap;
 };
 
 // Largest frame (CNP, ACK or NAK) the shim collects; a longer one is cut and flagged.
@@ -35,7 +35,7 @@ struct mr_cn_rate {
 
 // One m_retx_* transaction: the requester's retransmit request (SPEC.md §6.11).
 struct mr_cn_retx {
-    uint64_t cycle, time, qp, psn, count, cause;
+    uint64_t cycle, time, qp, psn, count, cause, mask;
 };
 
 // Collects the m_retx_* transaction of this cycle, if any, into retx[*count].
@@ -49,6 +49,7 @@ void mr_collect_retx(Top* top, uint64_t cycle, mr_cn_retx* retx, size_t* count) 
         r->psn = top->m_retx_psn;
         r->count = top->m_retx_count;
         r->cause = top->m_retx_cause;
+        r->mask = top->m_retx_mask;
     }
 }
 

@@ -74,6 +74,9 @@ struct CnSimW final : MrModel<Model, TRACED, COVERED, CnSim> {
         top->s_evt_msg_end = e.msg_end;
         top->s_evt_syndrome_valid = e.syndrome_valid;
         top->s_evt_syndrome = e.syndrome;
+        top->s_evt_sack_valid = e.sack_valid;
+        top->s_evt_sack_beyond = e.sack_beyond;
+        top->s_evt_sack_bitmap = e.sack_bitmap;
     }
 
     // One cycle; returns whether the offered event was taken.

@@ -17,6 +17,7 @@ use metaroce_golden::cc_params::{AckMode, CcMode, CcParams};
 use metaroce_golden::cn::DEFAULT_QP_COUNT;
 use metaroce_golden::cn_event::{CnEvent, CnEventKind, NicConfig, QpContext};
 use metaroce_golden::responder::{AETH_ACK, AETH_NAK_PSN_SEQ, PSN_MASK};
+use metaroce_golden::wire::SackRepr;
 
 use crate::blocks::cn::{cosim_cn_stimulus, CnStimulus};
 use crate::dice::Dice;
@@ -239,7 +240,9 @@ impl RequesterDraws {
     /// Received data: now and then an ACK or NAK (opcode 0x11) of this
     /// NIC's own requests instead, the requester's input: an ACK, a PSN
     /// sequence error NAK or another syndrome, its PSN mostly among the
-    /// last few sent, else anywhere.
+    /// last few sent, else anywhere; half of them with a selective-ACK
+    /// extension (§6.10: read in metaroce mode, on an ACK syndrome), whose
+    /// bitmap is empty, sparse, dense or full, beyond now and then.
     fn received(&mut self, ev: &mut CnEvent) {
         let dice = &mut self.dice;
         if !dice.chance(if self.storm { 60 } else { 25 }) {
@@ -260,6 +263,20 @@ impl RequesterDraws {
             Some(next) if dice.chance(85) => next.wrapping_sub(dice.below(24) as u32) & PSN_MASK,
             _ => dice.below(1 << 24) as u32,
         };
+        if dice.chance(50) {
+            let bits =
+                |dice: &mut Dice, one_in: u64| (0..64).fold(0u64, |b, i| b | u64::from(dice.below(one_in) == 0) << i);
+            let bitmap = match dice.below(4) {
+                0 => 0,
+                1 => bits(dice, 8),
+                2 => !bits(dice, 8),
+                _ => u64::MAX,
+            };
+            // Most holes near una: the bitmap's PSNs past the last few sent
+            // are cut at nxt.
+            let bitmap = if dice.chance(50) { bitmap >> dice.below(64) } else { bitmap };
+            ev.sack = Some(SackRepr { bitmap, beyond: dice.chance(15) });
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use metaroce_golden::frame::ICRC_LEN;
 use metaroce_golden::opcode::RC_ACK;
 use metaroce_golden::pacer::Release;
 use metaroce_golden::reaction::RateChange;
-use metaroce_golden::requester::RetxRequest;
+use metaroce_golden::requester::{RetxCause, RetxRequest};
 use metaroce_golden::wire::{SackExt, SackRepr};
 use metaroce_golden::{parse_frame, ParseRecord, ParserConfig};
 use serde::{Deserialize, Serialize};
@@ -93,8 +93,18 @@ pub enum CnRecord {
     },
     /// A retransmit request of the requester (`SPEC.md` §6.11): re-post
     /// `count` packets of QP `qp` from PSN `psn` (go-back-N), or, cause
-    /// `retry_exhausted`, the QP is in error and they are lost.
-    Retx { qp: u32, tick: u64, psn: u32, count: u32, cause: String },
+    /// `retry_exhausted`, the QP is in error and they are lost; cause
+    /// `selective` re-posts only those `mask` names (bit i: `psn + i`, hex;
+    /// every one from `psn + 64` on).
+    Retx {
+        qp: u32,
+        tick: u64,
+        psn: u32,
+        count: u32,
+        cause: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mask: Option<String>,
+    },
     /// A packet the pacer released (or refused, full).
     Release {
         qp: u32,
@@ -174,6 +184,7 @@ impl CnRecord {
             psn: request.psn,
             count: request.count,
             cause: request.cause.name().into(),
+            mask: (request.cause == RetxCause::Selective).then(|| format!("{:#018x}", request.mask)),
         }
     }
 

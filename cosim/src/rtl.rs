@@ -6,7 +6,7 @@ use std::path::Path;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use metaroce_golden::record::MacAddr;
-use metaroce_golden::wire::{ethertype, FairShare};
+use metaroce_golden::wire::{ethertype, FairShare, SackRepr};
 use metaroce_golden::{FrameClass, ParseError, ParseRecord};
 
 use crate::capture::Frame;
@@ -353,6 +353,7 @@ impl RtlParserRecord {
                     self.cnp_seq as u16,
                 )
             }),
+            sack: on(self.sack_valid).then_some(SackRepr { bitmap: self.sack_bitmap, beyond: on(self.sack_beyond) }),
             mac_control_opcode: on(self.mac_control_valid).then_some(self.mac_control_opcode as u16),
             pause_time: on(self.pause_valid).then_some(self.pause_time as u16),
             pfc_enable: pfc.then_some(self.pfc_enable as u16),

@@ -44,6 +44,9 @@ struct RawEvent {
     msg_end: u64,
     syndrome_valid: u64,
     syndrome: u64,
+    sack_valid: u64,
+    sack_beyond: u64,
+    sack_bitmap: u64,
 }
 
 /// `MR_CN_CNP_MAX` of `csrc/cn_abi.h`.
@@ -106,6 +109,7 @@ pub struct RtlRetx {
     pub psn: u64,
     pub count: u64,
     pub cause: u64,
+    pub mask: u64,
 }
 
 impl RtlRetx {
@@ -118,6 +122,7 @@ impl RtlRetx {
             count: self.count as u32,
             cause: RetxCause::from_code(self.cause as u8)
                 .ok_or_else(|| format!("m_retx_cause = {} is no cause", self.cause))?,
+            mask: self.mask,
         })
     }
 }
@@ -306,5 +311,8 @@ fn raw_event(e: &CnEvent) -> RawEvent {
         msg_end: e.msg_end.into(),
         syndrome_valid: e.syndrome.is_some().into(),
         syndrome: e.syndrome.unwrap_or(0).into(),
+        sack_valid: e.sack.is_some().into(),
+        sack_beyond: e.sack.is_some_and(|s| s.beyond).into(),
+        sack_bitmap: e.sack.map_or(0, |s| s.bitmap),
     }
 }

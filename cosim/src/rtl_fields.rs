@@ -19,6 +19,7 @@ pub const PARSER_RECORD_FIELDS: &[&str] = &[
     "atomic_valid", "atomic_va", "atomic_rkey", "atomic_swap_add", "atomic_compare",
     "atomic_ack_valid", "atomic_ack_orig",
     "cnp_valid", "cnp_extent", "cnp_v2", "cnp_flags", "cnp_share", "cnp_active", "cnp_seq",
+    "sack_valid", "sack_beyond", "sack_bitmap",
     "mac_control_valid", "mac_control_opcode", "pause_valid", "pause_time", "pfc_valid", "pfc_enable", "pfc_quanta",
 ];
 

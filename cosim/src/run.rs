@@ -210,6 +210,8 @@ pub struct RunCounts {
     pub retry_exhausted: u64,
     /// ... of which the retransmit timer's go-backs.
     pub timeouts: u64,
+    /// ... of which selective ACKs' holes (`ack_mode` metaroce).
+    pub selective_retx: u64,
     /// Rate transactions (changes, and sent packets handed on).
     pub rate_changes: u64,
     /// Pacer releases and drops.
@@ -226,6 +228,7 @@ impl RunCounts {
             retx: 0,
             retry_exhausted: 0,
             timeouts: 0,
+            selective_retx: 0,
             rate_changes: rates as u64,
             releases: releases as u64,
         }
@@ -253,16 +256,23 @@ impl RunCounts {
             retx: retx.len() as u64,
             retry_exhausted: of(RetxCause::RetryExhausted),
             timeouts: of(RetxCause::Timeout),
+            selective_retx: of(RetxCause::Selective),
             ..self
         }
     }
 
     /// The retransmit requests as the run and fuzz lines give them.
     pub fn retx_text(&self) -> String {
-        format!(
-            "{} retransmit request(s) ({} timeout, {} retry exhausted)",
-            self.retx, self.timeouts, self.retry_exhausted
-        )
+        match self.selective_retx {
+            0 => format!(
+                "{} retransmit request(s) ({} timeout, {} retry exhausted)",
+                self.retx, self.timeouts, self.retry_exhausted
+            ),
+            selective => format!(
+                "{} retransmit request(s) ({selective} selective, {} timeout, {} retry exhausted)",
+                self.retx, self.timeouts, self.retry_exhausted
+            ),
+        }
     }
 }
 
@@ -276,6 +286,7 @@ impl std::ops::AddAssign for RunCounts {
         self.retx += run.retx;
         self.retry_exhausted += run.retry_exhausted;
         self.timeouts += run.timeouts;
+        self.selective_retx += run.selective_retx;
         self.rate_changes += run.rate_changes;
         self.releases += run.releases;
     }

@@ -296,7 +296,7 @@ pub const CC_PARAMS: &[CcParam] = &[
                     "metaroce",
                     "MetaRoCE selective ACKs (issue 20): out-of-order packets kept in a 64-PSN bitmap, coalesced \
                      ACKs carrying it every `ack_coalesce_pkts` packets or `ack_coalesce_ns`, and at once on a new \
-                     gap.",
+                     gap; the requester sends again only the PSNs they show missing (after IRN).",
                 ),
             ],
         )),

@@ -158,7 +158,10 @@ pub(crate) mod tests {
             (CnEventKind::RxData, 7, 11, false, Some(AETH_NAK_PSN_SEQ))
         );
         cn.process(&ev, &mut out);
-        assert_eq!(out.retx, [RetxRequest { time: 20, qp: 7, psn: 11, count: 3, cause: RetxCause::Nak }]);
+        assert_eq!(
+            out.retx,
+            [RetxRequest { time: 20, qp: 7, psn: 11, count: 3, cause: RetxCause::Nak, mask: u64::MAX }]
+        );
         assert!(out.acks.is_empty());
         // Only opcode 0x11's AETH is a syndrome: not a READ response's.
         let mut record = ack_record(PEER_MAC, LOCAL_MAC, 7, 12, AETH_ACK, &regs);

@@ -5,6 +5,7 @@
 use crate::cc_params::CcParams;
 use crate::opcode::{message_end, rc_request, CNP, RC_ACK};
 use crate::record::{FrameClass, MacAddr, ParseRecord};
+use crate::wire::SackRepr;
 use std::net::IpAddr;
 
 /// Which side of the block an event feeds.
@@ -64,6 +65,9 @@ pub struct CnEvent {
     /// The AETH syndrome of a received RC ACKNOWLEDGE (opcode 0x11,
     /// RxData): the requester's input (`SPEC.md` §6.11).
     pub syndrome: Option<u8>,
+    /// The selective-ACK extension of that ACK, when it carries one
+    /// (`SPEC.md` §6.10): the requester acts on it in MetaRoCE mode.
+    pub sack: Option<SackRepr>,
 }
 
 impl CnEvent {
@@ -89,6 +93,7 @@ impl CnEvent {
             rc_req: false,
             msg_end: false,
             syndrome: None,
+            sack: None,
         }
     }
 }
@@ -203,5 +208,6 @@ pub fn classify(record: &ParseRecord, time: u64, local_mac: Option<[u8; 6]>, nic
     event.msg_end = event.rc_req && message_end(opcode);
     // An ACK or NAK for one of our requests (SPEC §6.11).
     event.syndrome = record.aeth_syndrome.filter(|_| opcode == RC_ACK);
+    event.sack = record.sack.filter(|_| event.syndrome.is_some());
     Some(event)
 }

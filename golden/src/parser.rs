@@ -12,7 +12,7 @@ use crate::opcode::{self, ExtHeaders};
 use crate::record::{FrameClass, MacAddr, ParseError, ParseRecord, FRAME_LEN_MAX};
 use crate::wire::{
     self, ethertype, ip_proto, Aeth, AtomicAckEth, AtomicEth, Bth, CnpPayload, Deth, EthernetFrame, Ieth, ImmDt,
-    Ipv4Packet, Ipv6Packet, MacControl, MacControlRepr, Reth, UdpPacket, VlanTag,
+    Ipv4Packet, Ipv6Packet, MacControl, MacControlRepr, Reth, SackExt, SackRepr, UdpPacket, VlanTag,
 };
 
 /// Run-time parameters of the parser (RTL parameters of the same meaning).
@@ -203,6 +203,12 @@ fn parse_roce(ip: &IpPayload, config: &ParserConfig, rec: &mut ParseRecord) -> R
         return Err(ParseError::TooShortForIcrc.into());
     }
     rec.payload_len = Some((body_len - trailer) as u16);
+    if bth.opcode() == opcode::RC_ACK && body_len - trailer >= SackRepr::LEN {
+        // An ACK's payload that starts with the tag and version is a
+        // selective ACK's extension (§6.10), whatever the ICRC says, as the
+        // other fields.
+        rec.sack = SackRepr::parse(&SackExt::new_unchecked(&after_bth[ext_len..]));
+    }
 
     let (covered, wire_icrc) = ip.packet.split_at(ip.packet.len() - 4);
     let wire_icrc: [u8; 4] = wire_icrc.try_into().expect("split at len - 4");

@@ -149,7 +149,7 @@ mod tests {
         p.advance((2 << 12) - 1, &mut out);
         assert!(out.cn.retx.is_empty());
         p.advance(2 << 12, &mut out);
-        let timeout = RetxRequest { time: 2 << 12, qp: 7, psn: 0, count: 1, cause: RetxCause::Timeout };
+        let timeout = RetxRequest { time: 2 << 12, qp: 7, psn: 0, count: 1, cause: RetxCause::Timeout, mask: u64::MAX };
         assert_eq!(out.cn.retx, [timeout]);
         // Backed off: 2^2 units on.
         assert_eq!(p.next_busy_tick(), Some(6 << 12));

@@ -218,6 +218,11 @@ pub struct ParseRecord {
     /// the JSON when absent, so that records of other frames keep their form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cnp_share: Option<crate::wire::FairShare>,
+    /// The MetaRoCE selective-ACK extension of an RC ACKNOWLEDGE whose
+    /// payload starts with its tag and version (`SPEC.md` §6.10). Left out
+    /// of the JSON when absent, as `cnp_share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<crate::wire::SackRepr>,
     // MAC Control (PAUSE and PFC)
     /// The MAC Control opcode, when the frame holds its opcode's parameters.
     pub mac_control_opcode: Option<u16>,

@@ -3,11 +3,14 @@
 //! sends and the ACKs and NAKs it receives in, retransmit requests out, as
 //! `rtl/roce_requester.v`. The retry limit counts go-backs without progress;
 //! the retransmit timer (rxe's `retransmit_timer`) goes back when no answer
-//! came in time, with a backoff that doubles per retry.
+//! came in time, with a backoff that doubles per retry. In MetaRoCE mode
+//! (`ack_mode` metaroce) a selective ACK asks again for only the PSNs its
+//! bitmap shows missing (rule 8, after IRN: Mittal et al., SIGCOMM 2018).
 
 use crate::cc_params::{AckMode, CcRegisters};
 use crate::cn_event::{CnEvent, CnEventKind};
 use crate::responder::{AETH_NAK_PSN_SEQ, PSN_HALF, PSN_MASK};
+use crate::wire::SackRepr;
 
 /// AETH syndrome bits 7:5, the type: 000 is an ACK, bits 4:0 its credit
 /// count (rxe's `AETH_TYPE_MASK`, `AETH_ACK`).
@@ -24,11 +27,15 @@ pub enum RetxCause {
     RetryExhausted = 1,
     /// The retransmit timer ran out: go back to `una` and send again.
     Timeout = 2,
+    /// A selective ACK showed PSNs missing (MetaRoCE mode): only those
+    /// are sent again, the ones `mask` names.
+    Selective = 3,
 }
 
 impl RetxCause {
     /// Every cause, in code order.
-    pub const ALL: [RetxCause; 3] = [RetxCause::Nak, RetxCause::RetryExhausted, RetxCause::Timeout];
+    pub const ALL: [RetxCause; 4] =
+        [RetxCause::Nak, RetxCause::RetryExhausted, RetxCause::Timeout, RetxCause::Selective];
 
     /// The JSONL name.
     pub fn name(self) -> &'static str {
@@ -36,6 +43,7 @@ impl RetxCause {
             RetxCause::Nak => "nak",
             RetxCause::RetryExhausted => "retry_exhausted",
             RetxCause::Timeout => "timeout",
+            RetxCause::Selective => "selective",
         }
     }
 
@@ -45,18 +53,34 @@ impl RetxCause {
     }
 }
 
-/// Go back: the host re-posts the `count` packets from `psn` on
-/// (`psn .. psn + count` mod 2^24) of local QP `qp`; or, with `cause`
-/// [`RetxCause::RetryExhausted`], those packets will never be acknowledged.
+/// Send again: the host re-posts those of the `count` packets from `psn` on
+/// (`psn + i` mod 2^24, i < `count`) of local QP `qp` that `mask` names;
+/// or, with `cause` [`RetxCause::RetryExhausted`], those packets will never
+/// be acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetxRequest {
-    /// The tick of the event that asked for it: the NAK, or the event
-    /// at which the timer was found run out.
+    /// The tick of the event that asked for it: the NAK, the selective
+    /// ACK, or the event at which the timer was found run out.
     pub time: u64,
     pub qp: u32,
     pub psn: u32,
     pub count: u32,
     pub cause: RetxCause,
+    /// Bit i: packet `psn + i` is sent again; every packet from `psn + 64`
+    /// on is. All ones but for [`RetxCause::Selective`] (a go-back).
+    pub mask: u64,
+}
+
+impl RetxRequest {
+    /// Whether packet `psn + i` is one the request names.
+    pub fn names(&self, i: u32) -> bool {
+        i < self.count && (i >= 64 || self.mask >> i & 1 != 0)
+    }
+
+    /// The PSNs it names, in order.
+    pub fn psns(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.count).filter(|&i| self.names(i)).map(|i| (self.psn + i) & PSN_MASK)
+    }
 }
 
 /// The timer's unit: 2^12 ticks (ns), IBTA's 4.096 µs.
@@ -82,6 +106,9 @@ pub struct ReqEntry {
     pub una: u32,
     /// The PSN after the newest sent.
     pub nxt: u32,
+    /// Rule 8: the PSNs before it that a selective ACK showed missing have
+    /// been asked for again (a go-back moves it back to its start).
+    pub rtx: u32,
 }
 
 /// The requester for `entries.len()` local QPs (QPs 0..n).
@@ -122,7 +149,8 @@ impl Requester {
     /// `ack_mode` off nothing happens at all. The retransmit requests go
     /// to `out`.
     pub fn handle(&mut self, ev: &CnEvent, regs: &CcRegisters, out: &mut Vec<RetxRequest>) {
-        if regs.ack_mode != AckMode::Rocev2 as u8 {
+        let selective = regs.ack_mode == AckMode::Metaroce as u8;
+        if regs.ack_mode != AckMode::Rocev2 as u8 && !selective {
             return;
         }
         let unit = ev.time >> TIMER_UNIT_SHIFT;
@@ -150,13 +178,17 @@ impl Requester {
             return;
         }
         let psn = ev.psn & PSN_MASK;
-        let (timer, retx) = match ev.syndrome {
-            None => (entry.sent(psn), None),
-            Some(syndrome) => entry.response(psn, syndrome, regs.retry_cnt),
+        let (timer, retx) = match (ev.syndrome, ev.sack.filter(|_| selective)) {
+            (None, _) => (entry.sent(psn), None),
+            (Some(syndrome), Some(sack)) if syndrome & AETH_TYPE_MASK == 0 => entry.selective(psn, sack),
+            (Some(syndrome), _) => {
+                let (timer, retx) = entry.response(psn, syndrome, regs.retry_cnt);
+                (timer, retx.map(|(count, cause)| (psn, count, cause, u64::MAX)))
+            }
         };
         entry.set_timer(timer, &mut self.dues[q], unit as u32, regs.retx_timeout);
-        if let Some((count, cause)) = retx {
-            out.push(RetxRequest { time: ev.time, qp: ev.qp, psn, count, cause });
+        if let Some((psn, count, cause, mask)) = retx {
+            out.push(RetxRequest { time: ev.time, qp: ev.qp, psn, count, cause, mask });
         }
     }
 
@@ -182,7 +214,7 @@ impl Requester {
             if now.wrapping_sub(*due) < 1 << 31 {
                 let (count, cause) = entry.go_back(entry.una, entry.retries, regs.retry_cnt, RetxCause::Timeout);
                 entry.set_timer(Timer::Start, due, now, regs.retx_timeout);
-                out.push(RetxRequest { time, qp: q as u32, psn: entry.una, count, cause });
+                out.push(RetxRequest { time, qp: q as u32, psn: entry.una, count, cause, mask: u64::MAX });
             }
             if entry.armed {
                 let left = due.wrapping_sub(now);
@@ -216,7 +248,7 @@ impl ReqEntry {
         if !self.valid {
             // The first request seen opens the window (a capture that
             // starts in the middle of a flow).
-            *self = ReqEntry { valid: true, una: psn, nxt: next, ..*self };
+            *self = ReqEntry { valid: true, una: psn, nxt: next, rtx: psn, ..*self };
             return Timer::Start;
         }
         // How far beyond nxt the packet ends, as a signed 24-bit number
@@ -244,12 +276,69 @@ impl ReqEntry {
     fn go_back(&mut self, psn: u32, retries: u8, retry_cnt: u8, cause: RetxCause) -> (u32, RetxCause) {
         let count = self.nxt.wrapping_sub(psn) & PSN_MASK;
         self.una = psn;
+        // Everything from psn on is asked for again; a selective ACK may
+        // still ask for a hole among them (rule 8): one of these resends
+        // lost, found without another timeout.
+        self.rtx = psn;
         if retries == retry_cnt {
             self.error = true;
             return (count, RetxCause::RetryExhausted);
         }
         self.retries = retries + 1;
         (count, cause)
+    }
+
+    /// §6.11 rule 8, MetaRoCE mode: a selective ACK of PSN `psn` (an ACK
+    /// syndrome with the extension). Its PSN acknowledges as an ACK's
+    /// (rule 3) when it answers a packet in flight; at `una - 1` it
+    /// acknowledges nothing new but its bitmap is still news. The PSNs it
+    /// shows missing are `psn + 1` and each whose bit is clear, below the
+    /// highest set bit; with `beyond`, also every one past the bitmap up to
+    /// `nxt` (the responder dropped them). Those from `rtx` on are asked
+    /// for again, once: one request, from `psn + 1` with a mask, or, when
+    /// `rtx` is past the bitmap, a range from `rtx`; then `rtx` is past
+    /// them. The retries and the timer move only with progress, as for an
+    /// ACK: a lost resend is found by the timer (IRN's RTO).
+    fn selective(&mut self, psn: u32, sack: SackRepr) -> (Timer, Option<(u32, u32, RetxCause, u64)>) {
+        let una = (psn + 1) & PSN_MASK;
+        let inflight = self.nxt.wrapping_sub(self.una) & PSN_MASK;
+        let k = psn.wrapping_sub(self.una) & PSN_MASK;
+        if !self.valid || (k >= inflight && una != self.una) {
+            return (Timer::Keep, None);
+        }
+        let timer = if una == self.una {
+            Timer::Keep
+        } else {
+            self.una = una;
+            self.retries = 0;
+            if una == self.nxt {
+                Timer::Stop
+            } else {
+                Timer::Start
+            }
+        };
+        // How many PSNs from una the request may span: up to the last one
+        // the bitmap shows received (bit i is una + 1 + i), or all in
+        // flight when the responder dropped some past the bitmap.
+        let left = self.nxt.wrapping_sub(una) & PSN_MASK;
+        let received_span = 64 - sack.bitmap.leading_zeros();
+        let span = if sack.beyond { left } else { received_span.min(left) };
+        // The first one not yet asked for: rtx, unless una has passed it.
+        let d = self.rtx.wrapping_sub(una) & PSN_MASK;
+        let from = if d >= PSN_HALF { 0 } else { d };
+        if from >= span {
+            return (timer, None);
+        }
+        self.rtx = (una + span) & PSN_MASK;
+        if from >= 64 {
+            return (timer, Some(((una + from) & PSN_MASK, span - from, RetxCause::Selective, u64::MAX)));
+        }
+        // Bit 0 is una, missing; bit j > 0 is bitmap bit j - 1.
+        let missing = !(sack.bitmap << 1);
+        let in_span = if span >= 64 { u64::MAX } else { (1u64 << span) - 1 };
+        let mask = missing & in_span & (u64::MAX << from);
+        let any = mask != 0 || span > 64;
+        (timer, any.then_some((una, span, RetxCause::Selective, mask)))
     }
 
     /// §6.11 rules 2-7: an ACK or NAK of PSN `psn`: what it does to the
@@ -299,5 +388,7 @@ impl ReqEntry {
     }
 }
 
+#[cfg(test)]
+mod selective_tests;
 #[cfg(test)]
 mod tests;

@@ -32,7 +32,8 @@ const REMOTE_OFFSET: u32 = 0x100;
 const ECHO_NS: u64 = 8_000;
 
 /// One flow of this NIC to the responder: the PSNs it sends, the first
-/// transmissions and the resends lost on the way there, and the answers (by
+/// transmissions, the first resends and every resend lost on the way
+/// there, and the answers (by
 /// their order among the flow's ACKs and NAKs) lost or duplicated on the
 /// way back.
 struct Flow {
@@ -40,12 +41,14 @@ struct Flow {
     next_new: u32,
     end: u32,
     lost_first: BTreeSet<u32>,
+    lost_second: BTreeSet<u32>,
     lost_resent: BTreeSet<u32>,
     lost_answers: BTreeSet<usize>,
     echoed_answers: BTreeSet<usize>,
     /// PSNs the requester asked to send again, in order.
     resend: VecDeque<u32>,
     sent: BTreeSet<u32>,
+    resent: BTreeSet<u32>,
     answers: usize,
 }
 
@@ -56,11 +59,13 @@ impl Flow {
             next_new: first,
             end: first.wrapping_add(packets) & PSN_MASK,
             lost_first: BTreeSet::new(),
+            lost_second: BTreeSet::new(),
             lost_resent: BTreeSet::new(),
             lost_answers: BTreeSet::new(),
             echoed_answers: BTreeSet::new(),
             resend: VecDeque::new(),
             sent: BTreeSet::new(),
+            resent: BTreeSet::new(),
             answers: 0,
         }
     }
@@ -76,18 +81,34 @@ impl Flow {
             }
             None => return None,
         };
-        let lost = if self.sent.insert(psn) { &self.lost_first } else { &self.lost_resent };
-        Some((psn, lost.contains(&psn)))
+        let lost = if self.sent.insert(psn) {
+            self.lost_first.contains(&psn)
+        } else {
+            self.lost_resent.contains(&psn) || (self.resent.insert(psn) && self.lost_second.contains(&psn))
+        };
+        Some((psn, lost))
     }
 
-    /// The requester's request for the flow: send `count` PSNs from `psn`
-    /// again, or, retry exhausted, give up.
-    fn retransmit(&mut self, psn: u32, count: u32, cause: RetxCause) {
-        self.resend.clear();
-        if cause == RetxCause::RetryExhausted {
-            self.next_new = self.end;
-        } else {
-            self.resend.extend((0..count).map(|k| (psn + k) & PSN_MASK));
+    /// The requester's request for the flow: go back and send the PSNs
+    /// it names again; add a selective request's to those queued; or,
+    /// retry exhausted, give up.
+    fn retransmit(&mut self, request: &RetxRequest) {
+        match request.cause {
+            RetxCause::RetryExhausted => {
+                self.resend.clear();
+                self.next_new = self.end;
+            }
+            RetxCause::Selective => {
+                for psn in request.psns() {
+                    if !self.resend.contains(&psn) {
+                        self.resend.push_back(psn);
+                    }
+                }
+            }
+            RetxCause::Nak | RetxCause::Timeout => {
+                self.resend.clear();
+                self.resend.extend(request.psns());
+            }
         }
     }
 }
@@ -245,7 +266,7 @@ fn run_story(name: &str, mut flows: Vec<Flow>, cc: CcParams) -> Capture {
 fn retransmit(flows: &mut [Flow], requests: Vec<RetxRequest>) {
     for r in requests {
         let k = flow_of(flows, r.qp - REMOTE_OFFSET);
-        flows[k].retransmit(r.psn, r.count, r.cause);
+        flows[k].retransmit(&r);
     }
 }
 
@@ -273,7 +294,43 @@ fn answers(side: &mut Side, data: &[u8], time_ns: u64) -> Answers {
     }
 }
 
+/// `cn/rc_selective_requester.pcap`: the requester in MetaRoCE mode
+/// (§6.11 rule 8), both NICs with `ack_mode` metaroce, selective ACKs
+/// every 8 packets or 2 µs, `retx_timeout` 2 (4 units: 16.4 µs); otherwise
+/// as `cn/rc_requester.pcap`.
+/// - QP 0x120 → 0x20 (IPv4): PSNs 100-131, 105, 107 and 110 lost: each
+///   gap's selective ACK asks for its holes alone, once.
+/// - QP 0x120: its last four packets (128-131) are too few for an ACK by
+///   count and nothing follows them: the timer sends them again.
+/// - QP 0x121 → 0x21 (IPv6 on VLAN 300): through the PSN wrap from
+///   0xFFFFF8; 0xFFFFFE lost, and its first resend too: asked for once,
+///   no ACK moves una after, and the timer goes back from it.
+/// - QP 0x122 → 0x22 (IPv4 on VLAN 400): 260 packets; 150 lost and its
+///   first resend too, so that packets past the responder's 64-PSN window
+///   are dropped (beyond): a request past the bitmap, the timer's
+///   go-backs, and a hole among a go-back's resends asked for again.
+fn selective_at_requester() -> Capture {
+    let mut flows = vec![
+        Flow::new(Requester { host: LOCAL, local_qp: 0x20, ipv6: false, vlan: None }, 100, 32),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x21, ipv6: true, vlan: Some(300) }, 0xFF_FFF8, 16),
+        Flow::new(Requester { host: LOCAL, local_qp: 0x22, ipv6: false, vlan: Some(400) }, 0, 260),
+    ];
+    flows[0].lost_first.extend([105, 107, 110]);
+    flows[1].lost_first.insert(0xFF_FFFE);
+    flows[1].lost_second.insert(0xFF_FFFE);
+    flows[2].lost_first.insert(150);
+    flows[2].lost_second.insert(150);
+    let cc = CcParams {
+        ack_mode: AckMode::Metaroce,
+        ack_coalesce_pkts: 8,
+        ack_coalesce_ns: 2_000,
+        retx_timeout: 2,
+        ..CcParams::default()
+    };
+    run_story("cn/rc_selective_requester.pcap", flows, cc)
+}
+
 /// Every requester capture.
 pub(super) fn captures() -> Vec<Capture> {
-    vec![go_back_n_at_requester(), timer_at_requester()]
+    vec![go_back_n_at_requester(), timer_at_requester(), selective_at_requester()]
 }

@@ -103,6 +103,10 @@ impl LinkLosses {
 pub struct FlowTransport {
     /// The receiver's next packet in order (its responder's expected PSN).
     pub expected: u64,
+    /// With `ack_mode` metaroce, the packets past `expected` the receiver
+    /// took out of order: bit i is packet `expected + 1 + i` (its
+    /// responder's bitmap, `SPEC.md` §6.10).
+    pub held: u64,
     /// One past the highest packet the sender has put on its wire.
     pub wire_high: u64,
     /// Per packet: its latest copy was lost (dropped by the switch or lost
@@ -122,9 +126,11 @@ pub struct FlowTransport {
     /// Lost copies of packets another copy delivered (an earlier copy,
     /// before the loss or after it): no copy sent again stands in for them.
     pub lost_of_delivered: u64,
-    /// The requester's retransmit requests by cause: a NAK, a timeout.
+    /// The requester's retransmit requests by cause: a NAK, a timeout, a
+    /// selective ACK's holes.
     pub nak_requests: u64,
     pub timeout_requests: u64,
+    pub selective_requests: u64,
     /// When the requester gave up (retry exhausted), ps.
     pub exhausted_ps: Option<u64>,
     /// Packets that reached the receiver out of order or again: dropped.
@@ -163,7 +169,7 @@ impl FlowTransport {
     pub(super) fn lost_copy(&mut self, index: u64, copy: u32) {
         // With ack_mode off `expected` stays 0: only one copy of a packet is
         // ever on its way there.
-        if index < self.expected {
+        if self.delivered(index) {
             self.lost_of_delivered += 1;
         } else if copy + 1 < self.sends[index as usize] {
             self.retx_of_lost += 1;
@@ -172,13 +178,34 @@ impl FlowTransport {
         }
     }
 
-    /// The receiver takes packet `index` in order (`ack_mode` on). If its
-    /// latest copy was lost, an earlier one delivered the packet.
-    pub(super) fn take_in_order(&mut self, index: u64) {
-        self.expected = index + 1;
+    /// Whether the receiver has taken packet `index`.
+    pub(super) fn delivered(&self, index: u64) -> bool {
+        index < self.expected || index.checked_sub(self.expected + 1).is_some_and(|i| i < 64 && self.held >> i & 1 != 0)
+    }
+
+    /// Packet `index` reaches the receiver (`ack_mode` on): whether its
+    /// responder takes it, as `golden/src/responder.rs` decides. Go-back-N
+    /// takes the expected packet alone; `selective` (metaroce) also one up
+    /// to 64 past it, held until the gap before it fills. If the packet's
+    /// latest copy was lost, an earlier one delivered it.
+    pub(super) fn take(&mut self, index: u64, selective: bool) -> bool {
+        if self.delivered(index) {
+            return false;
+        }
+        let ahead = index - self.expected;
+        if ahead == 0 {
+            let run = self.held.trailing_ones();
+            self.expected += 1 + u64::from(run);
+            self.held = self.held.checked_shr(run + 1).unwrap_or(0);
+        } else if selective && ahead <= 64 {
+            self.held |= 1 << (ahead - 1);
+        } else {
+            return false;
+        }
         if std::mem::take(&mut self.lost[index as usize]) {
             self.lost_of_delivered += 1;
         }
+        true
     }
 
     /// Lost copies nothing stood in for by the end of the run: their
@@ -329,12 +356,11 @@ mod tests {
         t.on_wire(1, 100);
         t.on_wire(1, 100);
         t.lost_copy(1, 1);
-        t.take_in_order(0);
-        t.take_in_order(1);
+        assert!(t.take(0, false) && t.take(1, false));
         assert_eq!(classes(&t), (1, 1, 0));
         // Packet 2: taken, then a copy sent again and lost.
         t.on_wire(2, 100);
-        t.take_in_order(2);
+        assert!(t.take(2, false));
         t.on_wire(2, 100);
         t.lost_copy(2, 1);
         assert_eq!(classes(&t), (1, 2, 0));
@@ -347,5 +373,25 @@ mod tests {
         t.on_wire(3, 100);
         assert_eq!(classes(&t), (3, 2, 0));
         assert_eq!((t.retx_packets, t.retx_bytes), (5, 500));
+    }
+
+    /// The receiver as its responder: go-back-N takes the expected packet
+    /// alone; selective also holds up to 64 past it, until the gap fills.
+    #[test]
+    fn a_selective_receiver_holds_packets_past_a_gap() {
+        let mut t = FlowTransport::new(80);
+        assert!(!t.take(1, false));
+        assert!(t.take(1, true) && t.take(3, true));
+        assert!(!t.take(3, true), "again");
+        assert!(!t.take(65, true), "past the window");
+        assert!(t.take(64, true));
+        assert!((t.delivered(3), t.delivered(2)) == (true, false));
+        assert!(t.take(0, true));
+        assert_eq!((t.expected, t.held), (2, 0b1 | 1 << 61));
+        assert!(t.take(2, true));
+        assert_eq!((t.expected, t.held), (4, 1 << 59));
+        // A lost copy of a held packet was delivered by another.
+        t.lost_copy(64, 0);
+        assert_eq!(t.lost_of_delivered, 1);
     }
 }

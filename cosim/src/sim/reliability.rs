@@ -24,7 +24,8 @@ pub struct ReliabilitySummary {
     pub retx_packets: u64,
     pub retx_bytes: u64,
     /// Of the packets sent again: those whose copy before was lost; the rest
-    /// are go-back-N's excess.
+    /// are excess (go-back-N's, a timeout's, or a selective request's past
+    /// the bitmap).
     pub retx_of_lost: u64,
     pub retx_excess: u64,
     /// Lost copies of packets another copy delivered: none sent again for
@@ -36,6 +37,7 @@ pub struct ReliabilitySummary {
     /// The requesters' retransmit requests by cause.
     pub nak_requests: u64,
     pub timeout_requests: u64,
+    pub selective_requests: u64,
     pub flows_exhausted: usize,
     /// Packets the receivers dropped as out of order or again.
     pub discarded: u64,
@@ -72,6 +74,7 @@ pub fn reliability(run: &SimRun) -> Option<ReliabilitySummary> {
         lost_unrecovered: sum(|t| t.lost_unrecovered()),
         nak_requests: sum(|t| t.nak_requests),
         timeout_requests: sum(|t| t.timeout_requests),
+        selective_requests: sum(|t| t.selective_requests),
         flows_exhausted: run.flows.iter().filter(|f| f.transport.exhausted_ps.is_some()).count(),
         discarded: sum(|t| t.discarded),
         acks_sent: run.acks_sent,
@@ -122,12 +125,13 @@ pub fn goodput_cell(r: &Option<ReliabilitySummary>) -> String {
 pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
         Some(r) => format!(
-            "{} of {} packets ({:.0} kB): {} lost, {} go-back-N excess{}{}",
+            "{} of {} packets ({:.0} kB): {} lost, {} {}{}{}",
             r.retx_packets,
             r.data_packets,
             r.retx_bytes as f64 / 1000.0,
             r.retx_of_lost,
             r.retx_excess,
+            if r.ack_mode == "metaroce" { "excess" } else { "go-back-N excess" },
             match r.lost_of_delivered {
                 0 => String::new(),
                 n => format!("; {n} lost copies of packets another copy delivered"),
@@ -144,8 +148,15 @@ pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
 pub fn requests_cell(r: &Option<ReliabilitySummary>) -> String {
     match r {
         Some(r) => format!(
-            "{} NAK, {} timeout; {} QP(s) retry exhausted; {} packets discarded",
-            r.nak_requests, r.timeout_requests, r.flows_exhausted, r.discarded
+            "{} NAK, {}{} timeout; {} QP(s) retry exhausted; {} packets discarded",
+            r.nak_requests,
+            match r.ack_mode.as_str() {
+                "metaroce" => format!("{} selective, ", r.selective_requests),
+                _ => String::new(),
+            },
+            r.timeout_requests,
+            r.flows_exhausted,
+            r.discarded
         ),
         None => "—".into(),
     }
@@ -180,6 +191,7 @@ mod tests {
             lost_unrecovered: 2,
             nak_requests: 1,
             timeout_requests: 1,
+            selective_requests: 0,
             flows_exhausted: 1,
             discarded: 0,
             acks_sent: 5,

@@ -265,12 +265,6 @@ impl SimConfig {
                 return Err(format!("--rtl {h}: there are hosts 0 to {}", hosts - 1));
             }
         }
-        // The requesters act on go-back-N's ACKs and NAKs only (SPEC.md §6.11).
-        if self.cc.ack_mode == AckMode::Metaroce {
-            return Err("ack_mode=metaroce: the NICs' requesters and the loop's hosts do not act on selective \
-                        ACKs yet (SPEC.md §9.7); the loop runs ack_mode off or rocev2"
-                .into());
-        }
         // PSNs are 24 bits, and go-back-N reads half their range as behind.
         if self.reliable() && self.packets_per_message() >= 1 << 23 {
             return Err(format!(

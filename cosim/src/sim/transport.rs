@@ -6,6 +6,7 @@
 //! NAKs the first gap and drops what follows until the expected PSN comes).
 //! Beside it, random loss on one link (`--loss`).
 
+use metaroce_golden::cc_params::AckMode;
 use metaroce_golden::requester::{RetxCause, RetxRequest};
 
 use super::packet::Packet;
@@ -49,18 +50,17 @@ impl World {
     }
 
     /// A data packet reaches its receiver: whether the receiver takes it
-    /// (with `ack_mode`, in order only).
+    /// (with `ack_mode`: rocev2 in order only, metaroce also ahead within
+    /// its responder's bitmap).
     pub(super) fn accepts(&mut self, flow: usize, index: u64) -> bool {
         if !self.config.reliable() {
             return true;
         }
+        let selective = self.config.cc.ack_mode == AckMode::Metaroce;
         let t = &mut self.flows[flow].transport;
-        if index != t.expected {
-            t.discarded += 1;
-            return false;
-        }
-        t.take_in_order(index);
-        true
+        let taken = t.take(index, selective);
+        t.discarded += u64::from(!taken);
+        taken
     }
 
     /// Host `h`'s requester asks for packets again: its host goes back to
@@ -87,6 +87,19 @@ impl World {
             }
             RetxCause::Nak => f.transport.nak_requests += 1,
             RetxCause::Timeout => f.transport.timeout_requests += 1,
+            RetxCause::Selective => {
+                // Only the PSNs it names, each behind what is already
+                // queued; the flow's order of new packets goes on after.
+                f.transport.selective_requests += 1;
+                for psn in request.psns() {
+                    let index = u64::from(psn);
+                    if index < f.next_index && !f.resend.contains(&index) {
+                        f.resend.push_back(index);
+                    }
+                }
+                self.schedule(self.now, Event::Post { flow });
+                return Ok(());
+            }
         }
         // From the request's PSN on, in order; what the pacer had no room
         // for is among those (or acknowledged).

@@ -53,11 +53,11 @@ fn entry(r: &Requester) -> (bool, u32, u32) {
 }
 
 fn retx(psn: u32, count: u32) -> Option<RetxRequest> {
-    Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::Nak })
+    Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::Nak, mask: u64::MAX })
 }
 
 fn exhausted(psn: u32, count: u32) -> Option<RetxRequest> {
-    Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::RetryExhausted })
+    Some(RetxRequest { time: 5, qp: QP, psn, count, cause: RetxCause::RetryExhausted, mask: u64::MAX })
 }
 
 fn with_retry_cnt(retry_cnt: u8) -> CcRegisters {
@@ -120,7 +120,7 @@ fn cause_codes_round_trip() {
     for cause in RetxCause::ALL {
         assert_eq!(RetxCause::from_code(cause as u8), Some(cause));
     }
-    assert_eq!(RetxCause::from_code(3), None);
+    assert_eq!(RetxCause::from_code(4), None);
 }
 
 #[test]
