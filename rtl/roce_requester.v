@@ -160,11 +160,12 @@ wire unused_cfg = &{1'b0, cfg};
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
 localparam RQ_ENTRY_WIDTH = 1 + 1 + 1 + 3 + 24 + 24 + 24;
-// The retransmit requests out: a buffer W pushes into on credits
+// The retransmit requests out: a buffer X pushes into on credits
 // (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
-// register. A request is packed at W and unpacked at m_retx_*, nowhere else.
-// Five: with a request leaving every cycle, one in the output register and
-// the NAKs in R, B and W leave room for the event taken next.
+// register. A request is packed at W (into X) and unpacked at m_retx_*,
+// nowhere else. Six: with a request leaving every cycle, one in the output
+// register and the NAKs, selective ACKs and scan events in R, B, W and X
+// leave room for the event taken next.
 localparam OUT_DEPTH = 6;
 localparam OUT_WIDTH = 64 + 24 + 24 + 24 + 2 + 64;
 localparam OUT_CW = $clog2(OUT_DEPTH + 2);

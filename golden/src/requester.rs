@@ -88,7 +88,7 @@ pub const TIMER_UNIT_SHIFT: u32 = 12;
 /// No due to wait for (`quiet_until`): beyond every unit a 64-bit tick has.
 pub const QUIET_NONE: u64 = (1 << (64 - TIMER_UNIT_SHIFT)) - 1;
 
-/// Per-QP state of the requester (one 54-bit RAM word in the RTL; the
+/// Per-QP state of the requester (one 78-bit RAM word in the RTL; the
 /// timer's due is in a RAM of its own).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReqEntry {

@@ -24,7 +24,8 @@ pub struct Flow {
     /// The next new packet to hand over.
     pub next_index: u64,
     /// Packets to hand over again first: without `ack_mode`, dropped ones
-    /// the sender was told of; and any the pacer had no room for.
+    /// the sender was told of; with `metaroce`, those a selective request
+    /// named; and any the pacer had no room for.
     pub resend: VecDeque<u64>,
     /// A packet of the flow is between hand-over and the host's wire.
     pub in_nic: bool,
@@ -120,8 +121,9 @@ pub struct FlowTransport {
     pub retx_bytes: u64,
     /// Of those, the packets whose copy before was lost, whether before
     /// they left or after (a copy lost behind a later copy already on its
-    /// way); the rest are go-back-N's excess (their copy before arrived,
-    /// or the packet already had).
+    /// way); the rest are excess (their copy before arrived, or the packet
+    /// already had: go-back-N's, a timeout's, a selective request's past
+    /// the bitmap).
     pub retx_of_lost: u64,
     /// Lost copies of packets another copy delivered (an earlier copy,
     /// before the loss or after it): no copy sent again stands in for them.

@@ -2,9 +2,11 @@
 //! receivers' NICs answer with ACKs and NAKs that cross the switch like any
 //! frame, the senders' requesters ask for packets again, and the hosts
 //! re-post them by PSN (a NIC re-reads host memory; it buffers no payload).
-//! A receiver takes its packets in order only (go-back-N: its responder
-//! NAKs the first gap and drops what follows until the expected PSN comes).
-//! Beside it, random loss on one link (`--loss`).
+//! A receiver takes its packets as its responder does: in order only with
+//! `rocev2` (go-back-N: the responder NAKs the first gap and drops what
+//! follows until the expected PSN comes), also up to 64 past a gap with
+//! `metaroce` (selective ACKs, and only the holes sent again). Beside it,
+//! random loss on one link (`--loss`).
 
 use metaroce_golden::cc_params::AckMode;
 use metaroce_golden::requester::{RetxCause, RetxRequest};
@@ -63,9 +65,10 @@ impl World {
         taken
     }
 
-    /// Host `h`'s requester asks for packets again: its host goes back to
-    /// the request's PSN and posts from there (every packet before it is
-    /// acknowledged); retry exhausted ends the flow unfinished.
+    /// Host `h`'s requester asks for packets again: on a go-back its host
+    /// goes back to the request's PSN and posts from there (every packet
+    /// before it is acknowledged); on a selective request it queues the
+    /// PSNs the request names; retry exhausted ends the flow unfinished.
     pub(super) fn retransmit(&mut self, h: usize, request: &RetxRequest) -> Result<(), String> {
         let hosts = self.hosts.len();
         let Some(flow) = peer_of(h, request.qp, hosts).and_then(|p| self.flow_of[h * hosts + p]) else {
