@@ -317,21 +317,30 @@ impl ReqEntry {
                 Timer::Start
             }
         };
-        // How many PSNs from una the request may span: up to the last one
-        // the bitmap shows received (bit i is una + 1 + i), or all in
-        // flight when the responder dropped some past the bitmap.
-        let left = self.nxt.wrapping_sub(una) & PSN_MASK;
+        // The span: from una up to the last PSN the bitmap shows received
+        // (bit i is una + 1 + i), or up to nxt when the responder dropped
+        // some past the bitmap or the bitmap reaches nxt. PSNs compare by
+        // the sign of their 24-bit difference, as rule 1 reads them (and
+        // as the RTL's B stage does).
+        let behind = |a: u32, b: u32| a.wrapping_sub(b) & PSN_MASK >= PSN_HALF;
         let received_span = 64 - sack.bitmap.leading_zeros();
-        let span = if sack.beyond { left } else { received_span.min(left) };
-        // The first one not yet asked for: rtx, unless una has passed it.
-        let d = self.rtx.wrapping_sub(una) & PSN_MASK;
-        let from = if d >= PSN_HALF { 0 } else { d };
-        if from >= span {
+        let received_end = (una + received_span) & PSN_MASK;
+        let (end, span) = if sack.beyond || !behind(received_end, self.nxt) {
+            (self.nxt, self.nxt.wrapping_sub(una) & PSN_MASK)
+        } else {
+            (received_end, received_span)
+        };
+        // The first one not yet asked for: rtx, unless una has passed it;
+        // nothing when rtx is at or past the span's end.
+        let rtx_behind = behind(self.rtx, una);
+        if span == 0 || !(rtx_behind || behind(self.rtx, end)) {
             return (timer, None);
         }
-        self.rtx = (una + span) & PSN_MASK;
+        let from = if rtx_behind { 0 } else { self.rtx.wrapping_sub(una) & PSN_MASK };
+        let old_rtx = std::mem::replace(&mut self.rtx, end);
         if from >= 64 {
-            return (timer, Some(((una + from) & PSN_MASK, span - from, RetxCause::Selective, u64::MAX)));
+            let count = span.wrapping_sub(from) & PSN_MASK;
+            return (timer, Some((old_rtx, count, RetxCause::Selective, u64::MAX)));
         }
         // Bit 0 is una, missing; bit j > 0 is bitmap bit j - 1.
         let missing = !(sack.bitmap << 1);

@@ -144,6 +144,21 @@ fn rocev2_mode_reads_a_selective_ack_as_an_ack() {
 }
 
 #[test]
+fn psns_compare_by_the_sign_of_their_difference() {
+    // 2^24 - 255 in flight (rule 1 takes jumps below 2^23): the bitmap's
+    // end, 2, is then 0x101 past nxt by the sign of the difference, so the
+    // span runs to nxt, as the RTL reads it.
+    let mut r = Requester::new(8);
+    let mut out = Vec::new();
+    for psn in [0, 0x7F_FFFE, 0xFF_FF00] {
+        r.handle(&sent(psn), &regs(), &mut out);
+    }
+    assert_eq!(r.entries[QP as usize].nxt, 0xFF_FF01);
+    assert_eq!(run(&mut r, &sack(0, 1, false), &regs()), [(1, 0xFF_FF00, SEL, !0b10)]);
+    assert_eq!(r.entries[QP as usize].rtx, 0xFF_FF01);
+}
+
+#[test]
 fn mask_names_psns_mod_2_pow_24() {
     let request = RetxRequest { time: 0, qp: 0, psn: PSN_MASK, count: 3, cause: SEL, mask: 0b110 };
     assert_eq!(request.psns().collect::<Vec<_>>(), [0, 1]);
