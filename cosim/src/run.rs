@@ -263,16 +263,14 @@ impl RunCounts {
 
     /// The retransmit requests as the run and fuzz lines give them.
     pub fn retx_text(&self) -> String {
-        match self.selective_retx {
-            0 => format!(
-                "{} retransmit request(s) ({} timeout, {} retry exhausted)",
-                self.retx, self.timeouts, self.retry_exhausted
-            ),
-            selective => format!(
-                "{} retransmit request(s) ({selective} selective, {} timeout, {} retry exhausted)",
-                self.retx, self.timeouts, self.retry_exhausted
-            ),
-        }
+        let selective = match self.selective_retx {
+            0 => String::new(),
+            n => format!("{n} selective, "),
+        };
+        format!(
+            "{} retransmit request(s) ({selective}{} timeout, {} retry exhausted)",
+            self.retx, self.timeouts, self.retry_exhausted
+        )
     }
 }
 

@@ -301,9 +301,7 @@ impl ReqEntry {
     /// ACK: a lost resend is found by the timer (IRN's RTO).
     fn selective(&mut self, psn: u32, sack: SackRepr) -> (Timer, Option<(u32, u32, RetxCause, u64)>) {
         let una = (psn + 1) & PSN_MASK;
-        let inflight = self.nxt.wrapping_sub(self.una) & PSN_MASK;
-        let k = psn.wrapping_sub(self.una) & PSN_MASK;
-        if !self.valid || (k >= inflight && una != self.una) {
+        if !self.valid || (!self.answers_in_flight(psn) && una != self.una) {
             return (Timer::Keep, None);
         }
         let timer = if una == self.una {
@@ -350,21 +348,21 @@ impl ReqEntry {
         (timer, any.then_some((una, span, RetxCause::Selective, mask)))
     }
 
+    /// Rule 2: only a PSN in [una, nxt) answers a packet still in flight:
+    /// one behind una is stale, already acknowledged (rxe check_psn drops
+    /// a response behind comp.psn); one at or beyond nxt answers nothing
+    /// sent.
+    fn answers_in_flight(&self, psn: u32) -> bool {
+        let inflight = self.nxt.wrapping_sub(self.una) & PSN_MASK;
+        psn.wrapping_sub(self.una) & PSN_MASK < inflight
+    }
+
     /// §6.11 rules 2-7: an ACK or NAK of PSN `psn`: what it does to the
     /// timer, and for a NAK "PSN sequence error" inside the window the
     /// count from it to `nxt`, and whether it goes back or finds the
     /// retries used up (`retry_cnt`).
     fn response(&mut self, psn: u32, syndrome: u8, retry_cnt: u8) -> (Timer, Option<(u32, RetxCause)>) {
-        if !self.valid {
-            return (Timer::Keep, None);
-        }
-        // Only a PSN in [una, nxt) answers a packet still in flight: one
-        // behind una is stale, already acknowledged (rxe check_psn drops a
-        // response behind comp.psn); one at or beyond nxt answers nothing
-        // sent.
-        let inflight = self.nxt.wrapping_sub(self.una) & PSN_MASK;
-        let k = psn.wrapping_sub(self.una) & PSN_MASK;
-        if k >= inflight {
+        if !self.valid || !self.answers_in_flight(psn) {
             return (Timer::Keep, None);
         }
         if syndrome & AETH_TYPE_MASK == 0 {
@@ -386,7 +384,7 @@ impl ReqEntry {
             // this go-back is one more retry, unless there is none left
             // (rxe COMPST_ERROR_RETRY: retry_cnt > 0 retries, 0 errors).
             // Rule 7: the go-back starts the timer again, backed off.
-            let retries = if k == 0 { self.retries } else { 0 };
+            let retries = if psn == self.una { self.retries } else { 0 };
             (Timer::Start, Some(self.go_back(psn, retries, retry_cnt, RetxCause::Nak)))
         } else {
             // Rule 5: RNR NAK (0x20-0x3F, rxe's timer), the other NAK codes

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use metaroce_golden::cc_params::CcMode;
 use metaroce_golden::cn_event::NicConfig;
 use metaroce_golden::pacer::Release;
+use metaroce_golden::responder::SACK_WINDOW;
 use metaroce_golden::wire::PFC_PRIORITIES;
 
 use serde::Serialize;
@@ -182,7 +183,8 @@ impl FlowTransport {
 
     /// Whether the receiver has taken packet `index`.
     pub(super) fn delivered(&self, index: u64) -> bool {
-        index < self.expected || index.checked_sub(self.expected + 1).is_some_and(|i| i < 64 && self.held >> i & 1 != 0)
+        let past = index.checked_sub(self.expected + 1);
+        index < self.expected || past.is_some_and(|i| i < u64::from(SACK_WINDOW) && self.held >> i & 1 != 0)
     }
 
     /// Packet `index` reaches the receiver (`ack_mode` on): whether its
@@ -199,7 +201,7 @@ impl FlowTransport {
             let run = self.held.trailing_ones();
             self.expected += 1 + u64::from(run);
             self.held = self.held.checked_shr(run + 1).unwrap_or(0);
-        } else if selective && ahead <= 64 {
+        } else if selective && ahead <= u64::from(SACK_WINDOW) {
             self.held |= 1 << (ahead - 1);
         } else {
             return false;

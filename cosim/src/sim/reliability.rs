@@ -1,6 +1,7 @@
 //! What a run's reliable delivery cost (`SPEC.md` §9.7): goodput, what was
 //! sent again and why, and the ACK load on the reverse path.
 
+use metaroce_golden::cc_params::AckMode;
 use serde::Serialize;
 
 use super::outputs::{LinkLosses, SimRun};
@@ -131,7 +132,7 @@ pub fn sent_again_cell(r: &Option<ReliabilitySummary>) -> String {
             r.retx_bytes as f64 / 1000.0,
             r.retx_of_lost,
             r.retx_excess,
-            if r.ack_mode == "metaroce" { "excess" } else { "go-back-N excess" },
+            if r.ack_mode == AckMode::Metaroce.name() { "excess" } else { "go-back-N excess" },
             match r.lost_of_delivered {
                 0 => String::new(),
                 n => format!("; {n} lost copies of packets another copy delivered"),
@@ -150,9 +151,10 @@ pub fn requests_cell(r: &Option<ReliabilitySummary>) -> String {
         Some(r) => format!(
             "{} NAK, {}{} timeout; {} QP(s) retry exhausted; {} packets discarded",
             r.nak_requests,
-            match r.ack_mode.as_str() {
-                "metaroce" => format!("{} selective, ", r.selective_requests),
-                _ => String::new(),
+            if r.ack_mode == AckMode::Metaroce.name() {
+                format!("{} selective, ", r.selective_requests)
+            } else {
+                String::new()
             },
             r.timeout_requests,
             r.flows_exhausted,
