@@ -25,7 +25,9 @@
  * metaroce mode a selective ACK (an ACK with the extension) acknowledges
  * as an ACK, or nothing new at una - 1, and asks once for the PSNs its
  * bitmap shows missing from rtx on (cause selective, with a mask); a go-back
- * moves rtx back to where it starts. With cfg ack_mode off every event is
+ * moves rtx back to where it starts. A selective ACK that shows received a
+ * packet sent after the last resend, with una asked for and still missing,
+ * finds una's resend lost and asks again from una (rule 9). With cfg ack_mode off every event is
  * taken and dropped.
  *
  * The timers are scanned, not counted: quiet_until_reg is a unit before
@@ -109,7 +111,9 @@
  * (the timer runs: packets in flight, no error, a timer configured),
  * retries 3 (go-backs since una last moved on), una 24 (the oldest
  * unacknowledged PSN), nxt 24 (the PSN after the newest sent), rtx 24 (the
- * PSNs before it a selective ACK showed missing are asked for). Due RAM
+ * PSNs before it a selective ACK showed missing are asked for), marked
+ * and mark 24 (rule 9: a resend was sent since the last request from una,
+ * and nxt as it was: what is sent from mark on left after it). Due RAM
  * word: the unit (tick >> 12, mod 2^32) the timer runs out at, while armed.
  */
 module roce_requester #(
@@ -159,7 +163,7 @@ wire unused_cfg = &{1'b0, cfg};
 `include "metaroce_defs.vh"
 
 localparam QP_INDEX_WIDTH = QP_COUNT > 1 ? $clog2(QP_COUNT) : 1;
-localparam RQ_ENTRY_WIDTH = 1 + 1 + 1 + 3 + 24 + 24 + 24;
+localparam RQ_ENTRY_WIDTH = 1 + 1 + 1 + 3 + 24 + 24 + 24 + 1 + 24;
 // The retransmit requests out: a buffer X pushes into on credits
 // (stream_fifo.v). OUT_DEPTH entries wait in it, one more in its output
 // register. A request is packed at W (into X) and unpacked at m_retx_*,
@@ -301,9 +305,11 @@ function [RQ_ENTRY_WIDTH-1:0] rq_entry(
     input [2:0]  retries,
     input [23:0] una,
     input [23:0] nxt,
-    input [23:0] rtx
+    input [23:0] rtx,
+    input        marked,
+    input [23:0] mark
 );
-    rq_entry = {valid, error, armed, retries, una, nxt, rtx};
+    rq_entry = {valid, error, armed, retries, una, nxt, rtx, marked, mark};
 endfunction
 
 // A bitmap's span, the index of its highest set bit + 1 (0 when none), in
@@ -329,25 +335,31 @@ endfunction
 // Each takes one field of the word.
 /* verilator lint_off UNUSEDSIGNAL */
 function rq_valid(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_valid = word[77];
+    rq_valid = word[102];
 endfunction
 function rq_error(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_error = word[76];
+    rq_error = word[101];
 endfunction
 function rq_armed(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_armed = word[75];
+    rq_armed = word[100];
 endfunction
 function [2:0] rq_retries(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_retries = word[74:72];
+    rq_retries = word[99:97];
 endfunction
 function [23:0] rq_una(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_una = word[71:48];
+    rq_una = word[96:73];
 endfunction
 function [23:0] rq_nxt(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_nxt = word[47:24];
+    rq_nxt = word[72:49];
 endfunction
 function [23:0] rq_rtx(input [RQ_ENTRY_WIDTH-1:0] word);
-    rq_rtx = word[23:0];
+    rq_rtx = word[48:25];
+endfunction
+function rq_marked(input [RQ_ENTRY_WIDTH-1:0] word);
+    rq_marked = word[24];
+endfunction
+function [23:0] rq_mark(input [RQ_ENTRY_WIDTH-1:0] word);
+    rq_mark = word[23:0];
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
 
@@ -394,8 +406,10 @@ wire [2:0]  ent_retries;
 wire [23:0] ent_una;
 wire [23:0] ent_nxt;
 wire [23:0] ent_rtx;
+wire        ent_marked;
+wire [23:0] ent_mark;
 wire [RQ_ENTRY_WIDTH-1:0] ent_word = b_fwd_reg ? b_fwd_word_reg : b_entry_reg;
-assign {ent_valid, ent_error, ent_armed, ent_retries, ent_una, ent_nxt, ent_rtx} = ent_word;
+assign {ent_valid, ent_error, ent_armed, ent_retries, ent_una, ent_nxt, ent_rtx, ent_marked, ent_mark} = ent_word;
 
 // Stage B's decision (SPEC.md §6.11), PSNs mod 2^24. The PSN compares are
 // worked out from each of the two words B may take, from registers, and
@@ -403,6 +417,7 @@ assign {ent_valid, ent_error, ent_armed, ent_retries, ent_una, ent_nxt, ent_rtx}
 // chains, not before them (the word's other fields are selected first).
 localparam DEC_IN_FLIGHT = 0, DEC_AT_UNA = 1, DEC_TX_NEW = 2, DEC_NEXT_AT_UNA = 3, DEC_NEXT_AT_NXT = 4;
 localparam DEC_RTX_BEHIND = 5, DEC_SPAN_TO_NXT = 6, DEC_RTX_BEFORE_SPAN = 7, DEC_RTX_BEFORE_NXT = 8;
+localparam DEC_UNA_BEFORE_RTX = 9, DEC_MARK_REACHED = 10;
 // For a word's una and nxt, the event's PSN p and p + 1:
 // - in flight: p among the packets in flight, una .. nxt - 1, that is
 //   (p - una) mod 2^24 < (nxt - una) mod 2^24, from three compares side by
@@ -419,19 +434,24 @@ localparam DEC_RTX_BEHIND = 5, DEC_SPAN_TO_NXT = 6, DEC_RTX_BEFORE_SPAN = 7, DEC
 // signs of four differences, side by side:
 // - rtx behind: rtx - (p + 1) < 0, nothing from p + 1 on asked for yet;
 // - span to nxt: e - nxt >= 0, the span reaches nxt (cut there);
-// - rtx before span, before nxt: rtx - e < 0, rtx - nxt < 0.
+// - rtx before span, before nxt: rtx - e < 0, rtx - nxt < 0;
+// - una before rtx: (p + 1) - rtx < 0, una was asked for (rule 9);
+// - mark reached: e - mark >= 0, the last PSN the bitmap shows received
+//   left after the last resend (rule 9).
 // (Only bit 23 of `ahead`, p + 1 - nxt, and of the other differences is
 // used.)
 /* verilator lint_off UNUSEDSIGNAL */
-function [8:0] decide(input [23:0] una, input [23:0] nxt, input [23:0] rtx, input [23:0] p, input [23:0] p_next,
-                      input [23:0] end_span);
-    reg [23:0] ahead, rtx_since, span_past, rtx_to_span, rtx_to_nxt;
+function [10:0] decide(input [23:0] una, input [23:0] nxt, input [23:0] rtx, input [23:0] mark, input [23:0] p,
+                       input [23:0] p_next, input [23:0] end_span);
+    reg [23:0] ahead, rtx_since, span_past, rtx_to_span, rtx_to_nxt, una_to_rtx, span_to_mark;
     begin
         ahead = p_next - nxt;
         rtx_since = rtx - p_next;
         span_past = end_span - nxt;
         rtx_to_span = rtx - end_span;
         rtx_to_nxt = rtx - nxt;
+        una_to_rtx = p_next - rtx;
+        span_to_mark = end_span - mark;
         decide[DEC_IN_FLIGHT] = (p < una) == (nxt < una) ? p < nxt : nxt < una;
         decide[DEC_AT_UNA] = p == una;
         decide[DEC_TX_NEW] = p_next != nxt && !ahead[23];
@@ -441,33 +461,40 @@ function [8:0] decide(input [23:0] una, input [23:0] nxt, input [23:0] rtx, inpu
         decide[DEC_SPAN_TO_NXT] = !span_past[23];
         decide[DEC_RTX_BEFORE_SPAN] = rtx_to_span[23];
         decide[DEC_RTX_BEFORE_NXT] = rtx_to_nxt[23];
+        decide[DEC_UNA_BEFORE_RTX] = una_to_rtx[23];
+        decide[DEC_MARK_REACHED] = !span_to_mark[23];
     end
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
-wire [8:0]  dec_read = decide(rq_una(b_entry_reg), rq_nxt(b_entry_reg), rq_rtx(b_entry_reg), b_psn, b_psn_next_reg,
-                              b_end_span_reg);
-wire [8:0]  dec_fwd = decide(rq_una(b_fwd_word_reg), rq_nxt(b_fwd_word_reg), rq_rtx(b_fwd_word_reg), b_psn,
-                             b_psn_next_reg, b_end_span_reg);
-wire [8:0]  dec = b_fwd_reg ? dec_fwd : dec_read;
+wire [10:0] dec_read = decide(rq_una(b_entry_reg), rq_nxt(b_entry_reg), rq_rtx(b_entry_reg), rq_mark(b_entry_reg),
+                              b_psn, b_psn_next_reg, b_end_span_reg);
+wire [10:0] dec_fwd = decide(rq_una(b_fwd_word_reg), rq_nxt(b_fwd_word_reg), rq_rtx(b_fwd_word_reg),
+                             rq_mark(b_fwd_word_reg), b_psn, b_psn_next_reg, b_end_span_reg);
+wire [10:0] dec = b_fwd_reg ? dec_fwd : dec_read;
 // Rule 8 worked out from each candidate word and chosen last, as `dec`: a
 // selective ACK answers a packet in flight or acknowledges nothing new
 // (its PSN una - 1): its bitmap is news either way. The span ends at nxt
 // when beyond is set or the bitmap reaches it, else at the bitmap's end;
-// what is in it from rtx on (from p + 1 when rtx is behind) is asked for,
-// and rtx moves to the span's end. {take, span to nxt, the span's end}.
-function [25:0] sel_update(input [RQ_ENTRY_WIDTH-1:0] word, input [8:0] d);
-    reg to_nxt, empty, take;
+// what is in it from rtx on (from p + 1 when rtx is behind, or when rule 9
+// finds una's resend lost: una asked for, marked, the bitmap's last PSN at
+// or past mark) is asked for, and rtx moves to the span's end. {from p + 1,
+// take, span to nxt, the span's end}.
+function [26:0] sel_update(input [RQ_ENTRY_WIDTH-1:0] word, input [10:0] d);
+    reg to_nxt, empty, from_una, take;
     begin
         to_nxt = b_beyond_reg || d[DEC_SPAN_TO_NXT];
         empty = to_nxt ? d[DEC_NEXT_AT_NXT] : b_span_zero_reg;
+        from_una = d[DEC_RTX_BEHIND]
+                   || (rq_marked(word) && !b_span_zero_reg && d[DEC_UNA_BEFORE_RTX] && d[DEC_MARK_REACHED]);
         take = !b_scan_reg && !b_tx && b_sack_reg && rq_valid(word) && !rq_error(word)
                && (d[DEC_IN_FLIGHT] || d[DEC_NEXT_AT_UNA]) && !empty
-               && (d[DEC_RTX_BEHIND] || (to_nxt ? d[DEC_RTX_BEFORE_NXT] : d[DEC_RTX_BEFORE_SPAN]));
-        sel_update = {take, to_nxt, to_nxt ? rq_nxt(word) : b_end_span_reg};
+               && (from_una || (to_nxt ? d[DEC_RTX_BEFORE_NXT] : d[DEC_RTX_BEFORE_SPAN]));
+        sel_update = {from_una, take, to_nxt, to_nxt ? rq_nxt(word) : b_end_span_reg};
     end
 endfunction
-wire [25:0] sel_read = sel_update(b_entry_reg, dec_read);
-wire [25:0] sel_fwd = sel_update(b_fwd_word_reg, dec_fwd);
+wire [26:0] sel_read = sel_update(b_entry_reg, dec_read);
+wire [26:0] sel_fwd = sel_update(b_fwd_word_reg, dec_fwd);
+wire        sel_from_una = b_fwd_reg ? sel_fwd[26] : sel_read[26];
 wire        take_sel = b_fwd_reg ? sel_fwd[25] : sel_read[25];
 wire        span_to_nxt = b_fwd_reg ? sel_fwd[24] : sel_read[24];
 wire [23:0] sel_end = b_fwd_reg ? sel_fwd[23:0] : sel_read[23:0];
@@ -500,6 +527,9 @@ wire [2:0]  back_retries = from_una ? (retries_used ? ent_retries : ent_retries 
 // A sent request: the QP's first starts it (una = p); one beyond nxt moves
 // nxt on. A QP in error keeps its word.
 wire        take_tx = !b_scan_reg && b_tx && !ent_error;
+// Rule 9: a sent request in flight that is not new is a resend: what is
+// sent from now on (from nxt) leaves after it.
+wire        resend = take_tx && ent_valid && !tx_new && in_flight;
 // The timer: started by the first request of a window (none running), by an
 // ACK that leaves packets in flight and by a go-back; stopped by an ACK of
 // all, a request that brings nxt round to una, and an error.
@@ -511,8 +541,8 @@ wire        armed = timer_on && !errs && (take_tx ? !ent_valid || (tx_new ? !tx_
 // Where a go-back starts: a NAK's PSN, or una (the timer's).
 wire [23:0] retx_psn = b_scan_reg ? ent_una : b_psn;
 // B's word after its event, field by field: an ACK acknowledges its PSN
-// (progress: the retries start again), a NAK what is before it. Otherwise
-// the word is unchanged.
+// (progress: the retries start again) and brings rtx up to una when it is
+// behind, a NAK what is before it. Otherwise the word is unchanged.
 wire [RQ_ENTRY_WIDTH-1:0] b_word = rq_entry(
     ent_valid || take_tx,
     ent_error || errs,
@@ -520,7 +550,10 @@ wire [RQ_ENTRY_WIDTH-1:0] b_word = rq_entry(
     take_ack ? 3'd0 : go_back ? back_retries : ent_retries,
     (take_tx && !ent_valid) || take_nak ? b_psn : take_ack ? b_psn_next_reg : ent_una,
     take_tx && (!ent_valid || tx_new) ? b_psn_next_reg : ent_nxt,
-    take_tx && !ent_valid ? b_psn : go_back ? retx_psn : take_sel ? sel_end : ent_rtx);
+    take_tx && !ent_valid ? b_psn : go_back ? retx_psn : take_sel ? sel_end
+        : take_ack && dec[DEC_RTX_BEHIND] ? b_psn_next_reg : ent_rtx,
+    resend || (ent_marked && !(take_tx && !ent_valid) && !go_back && !(take_sel && sel_from_una)),
+    resend ? ent_nxt : ent_mark);
 // A go-back's retransmit request: from its PSN (a NAK's, or una) to
 // nxt - 1, all of it, registered at W and pushed from X.
 wire        retx_decided = b_valid_reg && go_back;
@@ -808,7 +841,7 @@ always @(posedge clk) begin
     w_sel_reg <= b_valid_reg && take_sel;
     w_sel_una_reg <= b_psn_next_reg;
     w_sel_rtx_reg <= ent_rtx;
-    w_sel_behind_reg <= dec[DEC_RTX_BEHIND];
+    w_sel_behind_reg <= sel_from_una;
     w_span_to_nxt_reg <= span_to_nxt;
     w_left_reg <= b_fwd_reg ? left_fwd : left_read;
     w_since_reg <= b_fwd_reg ? since_fwd : since_read;

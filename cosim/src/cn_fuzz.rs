@@ -90,6 +90,12 @@ pub fn random_scenario(seed: u64, scenario: u64) -> CnScenario {
         // MetaRoCE's selective ACKs, now and then coalesced by time too.
         cc.ack_mode = AckMode::Metaroce;
         cc.ack_coalesce_ns = if requester.dice.chance(50) { 0 } else { 1 + requester.dice.below(50_000) as u32 };
+        if requester.dice.chance(50) {
+            // No timer and every retry: QPs stay out of error, so that
+            // rules 8 and 9's requests (holes, lost resends) are many.
+            cc.retx_timeout = 0;
+            cc.retry_cnt = 7;
+        }
     }
     for (local, psn) in next_psn.iter_mut().enumerate() {
         *psn = if dice.chance(20) { (1 << 24) - dice.below(8) as u32 } else { dice.below(1 << 24) as u32 } & PSN_MASK;

@@ -440,6 +440,7 @@ fn random_event_streams_match_between_golden_model_and_rtl() {
             && c.acks - c.selective_acks >= 300
             && c.selective_acks >= 300
             && c.retx >= 50
+            && c.selective_retx >= 20
             && c.retry_exhausted >= 10
             && c.timeouts >= 10,
         "too little compared: {} CNPs, {} rate changes, {}, {}",

@@ -100,9 +100,10 @@ fn the_requester_times_out_and_gives_up() {
 }
 
 /// The selective requests of `cn/rc_selective_requester.pcap` (SPEC.md
-/// §6.11 rule 8; the story in catalog/requester.rs), in every model: the
-/// holes alone, once, with their masks; a lost resend and a lost tail left
-/// to the timer (`retx_timeout` 2: 4 units, 16,384 ticks); a hole among a
+/// §6.11 rules 8 and 9; the story in catalog/requester.rs), in every model:
+/// the holes alone, once, with their masks; a lost resend asked for again
+/// once a packet sent after it is shown received; a lost tail left to the
+/// timer (`retx_timeout` 2: 4 units, 16,384 ticks); a hole among a
 /// go-back's resends asked for again.
 #[test]
 fn the_requester_asks_for_the_holes_alone() {
@@ -118,30 +119,37 @@ fn the_requester_asks_for_the_holes_alone() {
         // QP 0x120: 108 shows 107 missing too; 105 was asked for already
         // (rtx 106): the mask names 107 alone.
         selective(6_800, 0x120, 105, 3, "0x0000000000000004"),
-        // ... and 110, after una moved on to it.
+        // QP 0x121's resend was lost: the ACK of a packet sent after it
+        // (at or past its mark) still shows 0xFFFFFE missing, and rule 9
+        // asks for it again, through the wrap.
+        selective(9_400, 0x121, 0xFF_FFFE, 5, "0x0000000000000001"),
+        // QP 0x120: 110, after una moved on to it.
         selective(9_800, 0x120, 110, 1, "0x0000000000000001"),
-        // QP 0x121's resend was lost: no ACK moved una, and the timer
-        // (started by the last ACK with progress) goes back through the
-        // wrap.
-        timeout(20_600, 0x121, 0xFF_FFFE, 10),
         // QP 0x120's last four packets, too few for an ACK by count, with
         // nothing after them to carry one by time: the timer.
         timeout(32_800, 0x120, 128, 4),
-        // QP 0x122: 150 lost, asked for; its resend lost too.
-        selective(45_400, 0x122, 150, 1, "0x0000000000000001"),
+        // QP 0x122: 150 lost, asked for; its first five resends are lost
+        // too, and each of the next four ACKs that shows a packet sent
+        // after the last resend asks for it again (rule 9), 16 packets on
+        // each time.
+        selective(43_600, 0x122, 150, 1, "0x0000000000000001"),
+        selective(47_000, 0x122, 150, 17, "0x0000000000000001"),
+        selective(50_400, 0x122, 150, 33, "0x0000000000000001"),
+        selective(53_800, 0x122, 150, 49, "0x0000000000000001"),
         // The responder's window (150 + 64) filled and it dropped what came
-        // past it (beyond): the bitmap is full, 150 already asked for, so
-        // the request names only the PSNs past the mask (214-224).
-        selective(58_400, 0x122, 150, 75, "0x0000000000000000"),
+        // past it (beyond): rule 9 again, the span up to nxt, so the
+        // request names 150 and every PSN past the mask (214-224).
+        selective(57_200, 0x122, 150, 75, "0x0000000000000001"),
         // No progress since 150's loss: the timer goes back from 150.
-        timeout(61_600, 0x122, 150, 80),
+        timeout(57_400, 0x122, 150, 75),
+        // The go-back moved rtx back to 150: the next ACK, from before the
+        // go-back's copy of 150 arrived, asks for it again (a hole among a
+        // go-back's resends).
+        selective(59_400, 0x122, 150, 75, "0x0000000000000001"),
         // The go-back's copies of 151-214 (held already) come first, and
         // 215 on reach the responder only after the timer, restarted by
         // the progress to 215, ran out again.
-        timeout(78_000, 0x122, 215, 17),
-        // A hole among that go-back's resends is asked for again (the
-        // go-back moved rtx back to 215).
-        selective(79_800, 0x122, 230, 1, "0x0000000000000001"),
+        timeout(73_800, 0x122, 215, 15),
     ];
     for rtl_width in [None, Some(64), Some(512)] {
         assert_eq!(retransmit_requests("cn/rc_selective_requester.pcap", rtl_width), expected, "width {rtl_width:?}");

@@ -5,7 +5,9 @@
 //! the retransmit timer (rxe's `retransmit_timer`) goes back when no answer
 //! came in time, with a backoff that doubles per retry. In MetaRoCE mode
 //! (`ack_mode` metaroce) a selective ACK asks again for only the PSNs its
-//! bitmap shows missing (rule 8, after IRN: Mittal et al., SIGCOMM 2018).
+//! bitmap shows missing (rule 8, after IRN: Mittal et al., SIGCOMM 2018),
+//! and asks again when a packet sent after a resend arrived before it
+//! (rule 9, RACK's lost-retransmission rule: RFC 8985).
 
 use crate::cc_params::{AckMode, CcRegisters};
 use crate::cn_event::{CnEvent, CnEventKind};
@@ -88,7 +90,7 @@ pub const TIMER_UNIT_SHIFT: u32 = 12;
 /// No due to wait for (`quiet_until`): beyond every unit a 64-bit tick has.
 pub const QUIET_NONE: u64 = (1 << (64 - TIMER_UNIT_SHIFT)) - 1;
 
-/// Per-QP state of the requester (one 78-bit RAM word in the RTL; the
+/// Per-QP state of the requester (one 103-bit RAM word in the RTL; the
 /// timer's due is in a RAM of its own).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReqEntry {
@@ -109,6 +111,11 @@ pub struct ReqEntry {
     /// Rule 8: the PSNs before it that a selective ACK showed missing have
     /// been asked for again (a go-back moves it back to its start).
     pub rtx: u32,
+    /// Rule 9: a resend has been sent since the last request (or go-back),
+    /// and `mark` is `nxt` as it was sent: every packet from `mark` on
+    /// left after that resend.
+    pub marked: bool,
+    pub mark: u32,
 }
 
 /// The requester for `entries.len()` local QPs (QPs 0..n).
@@ -248,7 +255,7 @@ impl ReqEntry {
         if !self.valid {
             // The first request seen opens the window (a capture that
             // starts in the middle of a flow).
-            *self = ReqEntry { valid: true, una: psn, nxt: next, rtx: psn, ..*self };
+            *self = ReqEntry { valid: true, una: psn, nxt: next, rtx: psn, marked: false, ..*self };
             return Timer::Start;
         }
         // How far beyond nxt the packet ends, as a signed 24-bit number
@@ -256,6 +263,11 @@ impl ReqEntry {
         // 0 or behind is a retransmission, which leaves nxt where it is.
         let d = next.wrapping_sub(self.nxt) & PSN_MASK;
         if d == 0 || d >= PSN_HALF {
+            if self.answers_in_flight(psn) {
+                // Rule 9: a resend; what is sent from now on leaves after it.
+                self.marked = true;
+                self.mark = self.nxt;
+            }
             return Timer::Keep;
         }
         self.nxt = next;
@@ -280,6 +292,7 @@ impl ReqEntry {
         // still ask for a hole among them (rule 8): one of these resends
         // lost, found without another timeout.
         self.rtx = psn;
+        self.marked = false;
         if retries == retry_cnt {
             self.error = true;
             return (count, RetxCause::RetryExhausted);
@@ -298,7 +311,8 @@ impl ReqEntry {
     /// for again, once: one request, from `psn + 1` with a mask, or, when
     /// `rtx` is past the bitmap, a range from `rtx`; then `rtx` is past
     /// them. The retries and the timer move only with progress, as for an
-    /// ACK: a lost resend is found by the timer (IRN's RTO).
+    /// ACK. Rule 9: a lost resend of una is asked for again (below); one
+    /// with nothing sent after it is left to the timer (IRN's RTO).
     fn selective(&mut self, psn: u32, sack: SackRepr) -> (Timer, Option<(u32, u32, RetxCause, u64)>) {
         let una = (psn + 1) & PSN_MASK;
         if !self.valid || (!self.answers_in_flight(psn) && una != self.una) {
@@ -328,14 +342,26 @@ impl ReqEntry {
         } else {
             (received_end, received_span)
         };
+        // Rule 9: una was asked for (it is before rtx), and the bitmap
+        // shows a packet received that left after the last resend (at or
+        // past mark): una's resend, which left before it on the same path,
+        // was lost. Everything missing is asked for again, from una.
+        let resend_lost =
+            self.marked && received_span != 0 && behind(una, self.rtx) && !behind(received_end, self.mark);
         // The first one not yet asked for: rtx, unless una has passed it;
         // nothing when rtx is at or past the span's end.
-        let rtx_behind = behind(self.rtx, una);
+        let rtx_behind = resend_lost || behind(self.rtx, una);
+        self.rtx_to_una();
         if span == 0 || !(rtx_behind || behind(self.rtx, end)) {
             return (timer, None);
         }
         let from = if rtx_behind { 0 } else { self.rtx.wrapping_sub(una) & PSN_MASK };
         let old_rtx = std::mem::replace(&mut self.rtx, end);
+        if rtx_behind {
+            // A request from una (always made: una is missing): only a
+            // resend that leaves after it marks.
+            self.marked = false;
+        }
         if from >= 64 {
             let count = span.wrapping_sub(from) & PSN_MASK;
             return (timer, Some((old_rtx, count, RetxCause::Selective, u64::MAX)));
@@ -346,6 +372,14 @@ impl ReqEntry {
         let mask = missing & in_span & (u64::MAX << from);
         let any = mask != 0 || span > 64;
         (timer, any.then_some((una, span, RetxCause::Selective, mask)))
+    }
+
+    /// Rules 3 and 8: `rtx` never stays behind `una` (read by the sign of
+    /// their difference, it would read as ahead after 2^23 more PSNs).
+    fn rtx_to_una(&mut self) {
+        if self.rtx.wrapping_sub(self.una) & PSN_MASK >= PSN_HALF {
+            self.rtx = self.una;
+        }
     }
 
     /// Rule 2: only a PSN in [una, nxt) answers a packet still in flight:
@@ -374,6 +408,7 @@ impl ReqEntry {
             // stops when none are (rxe's completer, COMPST_EXIT).
             self.una = (psn + 1) & PSN_MASK;
             self.retries = 0;
+            self.rtx_to_una();
             (if self.una == self.nxt { Timer::Stop } else { Timer::Start }, None)
         } else if syndrome == AETH_NAK_PSN_SEQ {
             // Rule 4, NAK: its PSN is the responder's expected one;

@@ -6,7 +6,7 @@
 //! way is all the capture makes up.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 
 use metaroce_golden::cc_params::{AckMode, CcParams};
 use metaroce_golden::cn_event::{NicConfig, QpContext};
@@ -32,8 +32,8 @@ const REMOTE_OFFSET: u32 = 0x100;
 const ECHO_NS: u64 = 8_000;
 
 /// One flow of this NIC to the responder: the PSNs it sends, the first
-/// transmissions, the first resends and every resend lost on the way
-/// there, and the answers (by
+/// transmissions lost on the way there, how many of a PSN's first resends
+/// are, the PSNs every resend of which is, and the answers (by
 /// their order among the flow's ACKs and NAKs) lost or duplicated on the
 /// way back.
 struct Flow {
@@ -41,14 +41,15 @@ struct Flow {
     next_new: u32,
     end: u32,
     lost_first: BTreeSet<u32>,
-    lost_second: BTreeSet<u32>,
+    lost_resends: BTreeMap<u32, u32>,
     lost_resent: BTreeSet<u32>,
     lost_answers: BTreeSet<usize>,
     echoed_answers: BTreeSet<usize>,
     /// PSNs the requester asked to send again, in order.
     resend: VecDeque<u32>,
     sent: BTreeSet<u32>,
-    resent: BTreeSet<u32>,
+    /// How many times each PSN was sent again.
+    resends: BTreeMap<u32, u32>,
     answers: usize,
 }
 
@@ -59,13 +60,13 @@ impl Flow {
             next_new: first,
             end: first.wrapping_add(packets) & PSN_MASK,
             lost_first: BTreeSet::new(),
-            lost_second: BTreeSet::new(),
+            lost_resends: BTreeMap::new(),
             lost_resent: BTreeSet::new(),
             lost_answers: BTreeSet::new(),
             echoed_answers: BTreeSet::new(),
             resend: VecDeque::new(),
             sent: BTreeSet::new(),
-            resent: BTreeSet::new(),
+            resends: BTreeMap::new(),
             answers: 0,
         }
     }
@@ -84,7 +85,9 @@ impl Flow {
         let lost = if self.sent.insert(psn) {
             self.lost_first.contains(&psn)
         } else {
-            self.lost_resent.contains(&psn) || (self.resent.insert(psn) && self.lost_second.contains(&psn))
+            let resends = self.resends.entry(psn).or_insert(0);
+            *resends += 1;
+            self.lost_resent.contains(&psn) || *resends <= self.lost_resends.get(&psn).copied().unwrap_or(0)
         };
         Some((psn, lost))
     }
@@ -295,20 +298,21 @@ fn answers(side: &mut Side, data: &[u8], time_ns: u64) -> Answers {
 }
 
 /// `cn/rc_selective_requester.pcap`: the requester in MetaRoCE mode
-/// (§6.11 rule 8), both NICs with `ack_mode` metaroce, selective ACKs
-/// every 8 packets or 2 µs, `retx_timeout` 2 (4 units: 16.4 µs); otherwise
-/// as `cn/rc_requester.pcap`.
+/// (§6.11 rules 8 and 9), both NICs with `ack_mode` metaroce, selective
+/// ACKs every 8 packets or 2 µs, `retx_timeout` 2 (4 units: 16.4 µs);
+/// otherwise as `cn/rc_requester.pcap`.
 /// - QP 0x120 → 0x20 (IPv4): PSNs 100-131, 105, 107 and 110 lost: each
 ///   gap's selective ACK asks for its holes alone, once.
 /// - QP 0x120: its last four packets (128-131) are too few for an ACK by
 ///   count and nothing follows them: the timer sends them again.
 /// - QP 0x121 → 0x21 (IPv6 on VLAN 300): through the PSN wrap from
-///   0xFFFFF8; 0xFFFFFE lost, and its first resend too: asked for once,
-///   no ACK moves una after, and the timer goes back from it.
+///   0xFFFFF8; 0xFFFFFE lost, and its first resend too: a later packet's
+///   ACK shows it still missing, and rule 9 asks for it again.
 /// - QP 0x122 → 0x22 (IPv4 on VLAN 400): 260 packets; 150 lost and its
-///   first resend too, so that packets past the responder's 64-PSN window
-///   are dropped (beyond): a request past the bitmap, the timer's
-///   go-backs, and a hole among a go-back's resends asked for again.
+///   first five resends too: rule 9 asks again and again, until packets
+///   past the responder's 64-PSN window are dropped (beyond): a request
+///   past the bitmap, the timer's go-backs, and a hole among a go-back's
+///   resends asked for again.
 fn selective_at_requester() -> Capture {
     let mut flows = vec![
         Flow::new(Requester { host: LOCAL, local_qp: 0x20, ipv6: false, vlan: None }, 100, 32),
@@ -317,9 +321,9 @@ fn selective_at_requester() -> Capture {
     ];
     flows[0].lost_first.extend([105, 107, 110]);
     flows[1].lost_first.insert(0xFF_FFFE);
-    flows[1].lost_second.insert(0xFF_FFFE);
+    flows[1].lost_resends.insert(0xFF_FFFE, 1);
     flows[2].lost_first.insert(150);
-    flows[2].lost_second.insert(150);
+    flows[2].lost_resends.insert(150, 5);
     let cc = CcParams {
         ack_mode: AckMode::Metaroce,
         ack_coalesce_pkts: 8,

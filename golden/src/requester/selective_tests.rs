@@ -165,3 +165,54 @@ fn mask_names_psns_mod_2_pow_24() {
     let go_back = RetxRequest { mask: u64::MAX, ..request };
     assert_eq!(go_back.psns().count(), 3);
 }
+
+#[test]
+fn a_packet_sent_after_a_lost_resend_finds_it_lost() {
+    // Rule 9: 100..110 sent, 103 lost, the ACK of 102 shows 104 and 105.
+    let mut r = requester_with(100..110);
+    assert_eq!(run(&mut r, &sack(102, 0b11, false), &regs()), [(103, 2, SEL, 1)]);
+    // The resend of 103 leaves when nxt is 110, then 110 and 111.
+    run(&mut r, &sent(103), &regs());
+    let e = r.entries[QP as usize];
+    assert_eq!((e.marked, e.mark, e.rtx), (true, 110, 105));
+    run(&mut r, &sent(110), &regs());
+    run(&mut r, &sent(111), &regs());
+    // 104..=109 came: no news of 110 yet, the resend may still arrive.
+    assert_eq!(run(&mut r, &sack(102, 0x3F, false), &regs()), []);
+    assert!(r.entries[QP as usize].marked);
+    // 110 came, sent after the resend, and 103 is still missing: the
+    // resend was lost, asked for again from una, once.
+    assert_eq!(run(&mut r, &sack(102, 0x7F, false), &regs()), [(103, 7, SEL, 1)]);
+    let e = r.entries[QP as usize];
+    assert_eq!((e.marked, e.rtx), (false, 110));
+    assert_eq!(run(&mut r, &sack(102, 0x7F, false), &regs()), []);
+    // A go-back clears the mark too; a resend behind una marks nothing.
+    run(&mut r, &sent(103), &regs());
+    assert!(r.entries[QP as usize].marked);
+    let mut nak = sack(102, 0, false);
+    nak.sack = None;
+    nak.syndrome = Some(AETH_NAK_PSN_SEQ);
+    nak.psn = 103;
+    run(&mut r, &nak, &regs());
+    assert!(!r.entries[QP as usize].marked);
+    run(&mut r, &sent(100), &regs());
+    assert!(!r.entries[QP as usize].marked);
+}
+
+#[test]
+fn acks_bring_rtx_up_to_una() {
+    // Rules 3 and 8: rtx follows una, so that 2^23 loss-free PSNs later a
+    // hole is still asked for (rtx read by its sign would be ahead).
+    let mut r = requester_with(0..1);
+    let mut plain = sack(0, 0, false);
+    plain.sack = None;
+    for top in [0x40_0000, 0x80_0000, 0xBF_FFFF] {
+        run(&mut r, &sent(top), &regs());
+        plain.psn = top - 1;
+        assert_eq!(run(&mut r, &plain, &regs()), []);
+        assert_eq!(r.entries[QP as usize].rtx, top);
+    }
+    run(&mut r, &sent(0xC0_0005), &regs());
+    // 0xBFFFFF lost, 0xC00000 received.
+    assert_eq!(run(&mut r, &sack(0xBF_FFFE, 1, false), &regs()), [(0xBF_FFFF, 1, SEL, 1)]);
+}
