@@ -24,11 +24,12 @@
  * timer has run out goes back from una (cause timeout), QP by QP. In
  * metaroce mode a selective ACK (an ACK with the extension) acknowledges
  * as an ACK, or nothing new at una - 1, and asks once for the PSNs its
- * bitmap shows missing from rtx on (cause selective, with a mask); a go-back
- * moves rtx back to where it starts. A selective ACK that shows received a
- * packet sent after the last resend, with una asked for and still missing,
- * finds una's resend lost and asks again from una (rule 9). With cfg ack_mode off every event is
- * taken and dropped.
+ * bitmap shows missing from rtx on (cause selective, with a mask; again
+ * only by rule 9, below); a go-back moves rtx back to where it starts. A
+ * selective ACK that shows received a packet sent after the last resend,
+ * with una asked for and still missing, finds una's resend lost and asks
+ * again from una (rule 9). With cfg ack_mode off every event is taken and
+ * dropped.
  *
  * The timers are scanned, not counted: quiet_until_reg is a unit before
  * which no due comes. Each event is registered at the input (I), where the
@@ -112,8 +113,9 @@
  * retries 3 (go-backs since una last moved on), una 24 (the oldest
  * unacknowledged PSN), nxt 24 (the PSN after the newest sent), rtx 24 (the
  * PSNs before it a selective ACK showed missing are asked for), marked
- * and mark 24 (rule 9: a resend was sent since the last request from una,
- * and nxt as it was: what is sent from mark on left after it). Due RAM
+ * and mark 24 (rule 9: a resend was sent since the last request from una
+ * or go-back, and nxt as it was: what is sent from mark on left after it).
+ * Due RAM
  * word: the unit (tick >> 12, mod 2^32) the timer runs out at, while armed.
  */
 module roce_requester #(
@@ -475,17 +477,17 @@ wire [10:0] dec = b_fwd_reg ? dec_fwd : dec_read;
 // selective ACK answers a packet in flight or acknowledges nothing new
 // (its PSN una - 1): its bitmap is news either way. The span ends at nxt
 // when beyond is set or the bitmap reaches it, else at the bitmap's end;
-// what is in it from rtx on (from p + 1 when rtx is behind, or when rule 9
-// finds una's resend lost: una asked for, marked, the bitmap's last PSN at
-// or past mark) is asked for, and rtx moves to the span's end. {from p + 1,
+// what is in it from rtx on (from p + 1 when rtx is not past it, or when
+// rule 9 finds una's resend lost: una asked for, marked, the bitmap's last
+// PSN at or past mark) is asked for, and rtx moves to the span's end. {from p + 1,
 // take, span to nxt, the span's end}.
 function [26:0] sel_update(input [RQ_ENTRY_WIDTH-1:0] word, input [10:0] d);
     reg to_nxt, empty, from_una, take;
     begin
         to_nxt = b_beyond_reg || d[DEC_SPAN_TO_NXT];
         empty = to_nxt ? d[DEC_NEXT_AT_NXT] : b_span_zero_reg;
-        from_una = d[DEC_RTX_BEHIND]
-                   || (rq_marked(word) && !b_span_zero_reg && d[DEC_UNA_BEFORE_RTX] && d[DEC_MARK_REACHED]);
+        from_una = d[DEC_RTX_BEHIND] || !d[DEC_UNA_BEFORE_RTX]
+                   || (rq_marked(word) && !b_span_zero_reg && d[DEC_MARK_REACHED]);
         take = !b_scan_reg && !b_tx && b_sack_reg && rq_valid(word) && !rq_error(word)
                && (d[DEC_IN_FLIGHT] || d[DEC_NEXT_AT_UNA]) && !empty
                && (from_una || (to_nxt ? d[DEC_RTX_BEFORE_NXT] : d[DEC_RTX_BEFORE_SPAN]));

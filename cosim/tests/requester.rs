@@ -103,8 +103,8 @@ fn the_requester_times_out_and_gives_up() {
 /// §6.11 rules 8 and 9; the story in catalog/requester.rs), in every model:
 /// the holes alone, once, with their masks; a lost resend asked for again
 /// once a packet sent after it is shown received; a lost tail left to the
-/// timer (`retx_timeout` 2: 4 units, 16,384 ticks); a hole among a
-/// go-back's resends asked for again.
+/// timer (`retx_timeout` 2: 4 units, 16,384 ticks); an ACK from before a
+/// go-back's copies arrived asking again.
 #[test]
 fn the_requester_asks_for_the_holes_alone() {
     let selective =
@@ -143,8 +143,8 @@ fn the_requester_asks_for_the_holes_alone() {
         // No progress since 150's loss: the timer goes back from 150.
         timeout(57_400, 0x122, 150, 75),
         // The go-back moved rtx back to 150: the next ACK, from before the
-        // go-back's copy of 150 arrived, asks for it again (a hole among a
-        // go-back's resends).
+        // go-back's copy of 150 arrived, asks for it again, and for
+        // 214-224 past the mask (beyond is still set).
         selective(59_400, 0x122, 150, 75, "0x0000000000000001"),
         // The go-back's copies of 151-214 (held already) come first, and
         // 215 on reach the responder only after the timer, restarted by

@@ -111,9 +111,9 @@ pub struct ReqEntry {
     /// Rule 8: the PSNs before it that a selective ACK showed missing have
     /// been asked for again (a go-back moves it back to its start).
     pub rtx: u32,
-    /// Rule 9: a resend has been sent since the last request (or go-back),
-    /// and `mark` is `nxt` as it was sent: every packet from `mark` on
-    /// left after that resend.
+    /// Rule 9: a resend has been sent since the last request from una (or
+    /// go-back), and `mark` is `nxt` as it was sent: every packet from
+    /// `mark` on left after that resend.
     pub marked: bool,
     pub mark: u32,
 }
@@ -318,11 +318,14 @@ impl ReqEntry {
         if !self.valid || (!self.answers_in_flight(psn) && una != self.una) {
             return (Timer::Keep, None);
         }
+        // rtx as the word had it: rule 8's and 9's compares read it so.
+        let rtx = self.rtx;
         let timer = if una == self.una {
             Timer::Keep
         } else {
             self.una = una;
             self.retries = 0;
+            self.rtx_to_una();
             if una == self.nxt {
                 Timer::Stop
             } else {
@@ -346,25 +349,24 @@ impl ReqEntry {
         // shows a packet received that left after the last resend (at or
         // past mark): una's resend, which left before it on the same path,
         // was lost. Everything missing is asked for again, from una.
-        let resend_lost =
-            self.marked && received_span != 0 && behind(una, self.rtx) && !behind(received_end, self.mark);
-        // The first one not yet asked for: rtx, unless una has passed it;
-        // nothing when rtx is at or past the span's end.
-        let rtx_behind = resend_lost || behind(self.rtx, una);
-        self.rtx_to_una();
-        if span == 0 || !(rtx_behind || behind(self.rtx, end)) {
+        let resend_lost = self.marked && received_span != 0 && behind(una, rtx) && !behind(received_end, self.mark);
+        // The first one not yet asked for: rtx, or una when rtx is not past
+        // it (or rule 9 asks again); nothing when rtx is at or past the
+        // span's end.
+        let from_una = resend_lost || rtx == una || behind(rtx, una);
+        if span == 0 || !(from_una || behind(rtx, end)) {
             return (timer, None);
         }
-        let from = if rtx_behind { 0 } else { self.rtx.wrapping_sub(una) & PSN_MASK };
-        let old_rtx = std::mem::replace(&mut self.rtx, end);
-        if rtx_behind {
+        let from = if from_una { 0 } else { rtx.wrapping_sub(una) & PSN_MASK };
+        self.rtx = end;
+        if from_una {
             // A request from una (always made: una is missing): only a
             // resend that leaves after it marks.
             self.marked = false;
         }
         if from >= 64 {
             let count = span.wrapping_sub(from) & PSN_MASK;
-            return (timer, Some((old_rtx, count, RetxCause::Selective, u64::MAX)));
+            return (timer, Some((rtx, count, RetxCause::Selective, u64::MAX)));
         }
         // Bit 0 is una, missing; bit j > 0 is bitmap bit j - 1.
         let missing = !(sack.bitmap << 1);

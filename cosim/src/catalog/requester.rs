@@ -311,8 +311,9 @@ fn answers(side: &mut Side, data: &[u8], time_ns: u64) -> Answers {
 /// - QP 0x122 → 0x22 (IPv4 on VLAN 400): 260 packets; 150 lost and its
 ///   first five resends too: rule 9 asks again and again, until packets
 ///   past the responder's 64-PSN window are dropped (beyond): a request
-///   past the bitmap, the timer's go-backs, and a hole among a go-back's
-///   resends asked for again.
+///   past the bitmap, the timer's go-backs, and an ACK from before a
+///   go-back's copies arrived that asks for 150 again (a go-back moves
+///   rtx back to where it starts).
 fn selective_at_requester() -> Capture {
     let mut flows = vec![
         Flow::new(Requester { host: LOCAL, local_qp: 0x20, ipv6: false, vlan: None }, 100, 32),

@@ -216,3 +216,23 @@ fn acks_bring_rtx_up_to_una() {
     // 0xBFFFFF lost, 0xC00000 received.
     assert_eq!(run(&mut r, &sack(0xBF_FFFE, 1, false), &regs()), [(0xBF_FFFF, 1, SEL, 1)]);
 }
+
+#[test]
+fn a_request_from_una_clears_an_old_mark() {
+    // A resend of 100 marks (mark 110); an ACK of 104 brings rtx up to una
+    // (105) without a request. 105 lost: the request from una is rule 8's
+    // first from there, and the old mark no longer speaks for it.
+    let mut r = requester_with(100..110);
+    run(&mut r, &sent(100), &regs());
+    let mut plain = sack(104, 0, false);
+    plain.sack = None;
+    run(&mut r, &plain, &regs());
+    let e = r.entries[QP as usize];
+    assert_eq!((e.una, e.rtx, e.marked), (105, 105, true));
+    assert_eq!(run(&mut r, &sack(104, 0b1, false), &regs()), [(105, 1, SEL, 1)]);
+    assert!(!r.entries[QP as usize].marked);
+    // 110 shown received later, past the old mark: 105's resend has not
+    // left, so nothing is asked for again.
+    run(&mut r, &sent(110), &regs());
+    assert_eq!(run(&mut r, &sack(104, 0x3F, false), &regs()), []);
+}
