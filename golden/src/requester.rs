@@ -85,6 +85,12 @@ impl RetxRequest {
     }
 }
 
+/// Whether PSN `a` is behind `b`: their 24-bit difference is negative, as
+/// rule 1 reads a PSN (rxe's psn_compare) and the RTL's B stage compares.
+fn behind(a: u32, b: u32) -> bool {
+    a.wrapping_sub(b) & PSN_MASK >= PSN_HALF
+}
+
 /// The timer's unit: 2^12 ticks (ns), IBTA's 4.096 µs.
 pub const TIMER_UNIT_SHIFT: u32 = 12;
 /// No due to wait for (`quiet_until`): beyond every unit a 64-bit tick has.
@@ -320,24 +326,12 @@ impl ReqEntry {
         }
         // rtx as the word had it: rule 8's and 9's compares read it so.
         let rtx = self.rtx;
-        let timer = if una == self.una {
-            Timer::Keep
-        } else {
-            self.una = una;
-            self.retries = 0;
-            self.rtx_to_una();
-            if una == self.nxt {
-                Timer::Stop
-            } else {
-                Timer::Start
-            }
-        };
+        let timer = if una == self.una { Timer::Keep } else { self.acknowledge(una) };
         // The span: from una up to the last PSN the bitmap shows received
         // (bit i is una + 1 + i), or up to nxt when the responder dropped
         // some past the bitmap or the bitmap reaches nxt. PSNs compare by
         // the sign of their 24-bit difference, as rule 1 reads them (and
         // as the RTL's B stage does).
-        let behind = |a: u32, b: u32| a.wrapping_sub(b) & PSN_MASK >= PSN_HALF;
         let received_span = 64 - sack.bitmap.leading_zeros();
         let received_end = (una + received_span) & PSN_MASK;
         let (end, span) = if sack.beyond || !behind(received_end, self.nxt) {
@@ -376,11 +370,22 @@ impl ReqEntry {
         (timer, any.then_some((una, span, RetxCause::Selective, mask)))
     }
 
-    /// Rules 3 and 8: `rtx` never stays behind `una` (read by the sign of
-    /// their difference, it would read as ahead after 2^23 more PSNs).
-    fn rtx_to_una(&mut self) {
-        if self.rtx.wrapping_sub(self.una) & PSN_MASK >= PSN_HALF {
-            self.rtx = self.una;
+    /// Rules 3 and 8: an ACK acknowledges everything before `una`.
+    /// Progress: the retries count again from 0 (rxe's
+    /// reset_retry_counters on an ACK), and `rtx` never stays behind `una`
+    /// (read by the sign of their difference, it would read as ahead after
+    /// 2^23 more PSNs). The timer starts again while packets are in
+    /// flight, and stops when none are (rxe's completer, COMPST_EXIT).
+    fn acknowledge(&mut self, una: u32) -> Timer {
+        self.una = una;
+        self.retries = 0;
+        if behind(self.rtx, una) {
+            self.rtx = una;
+        }
+        if una == self.nxt {
+            Timer::Stop
+        } else {
+            Timer::Start
         }
     }
 
@@ -404,14 +409,8 @@ impl ReqEntry {
         if syndrome & AETH_TYPE_MASK == 0 {
             // Rule 3, ACK: its PSN is the last packet the responder
             // acknowledges (§6.10), so everything up to it is done (rxe
-            // COMPST_UPDATE_COMP: comp.psn = psn + 1). Progress: the retries
-            // count again from 0 (rxe's reset_retry_counters on an ACK).
-            // The timer starts again while packets are in flight, and
-            // stops when none are (rxe's completer, COMPST_EXIT).
-            self.una = (psn + 1) & PSN_MASK;
-            self.retries = 0;
-            self.rtx_to_una();
-            (if self.una == self.nxt { Timer::Stop } else { Timer::Start }, None)
+            // COMPST_UPDATE_COMP: comp.psn = psn + 1).
+            (self.acknowledge((psn + 1) & PSN_MASK), None)
         } else if syndrome == AETH_NAK_PSN_SEQ {
             // Rule 4, NAK: its PSN is the responder's expected one;
             // everything before it is acknowledged, everything from it on

@@ -28,12 +28,14 @@ const LINK_NS: u64 = 1_000;
 const SEND_GAP_NS: u64 = 200;
 /// Each side's remote QP is its peer's local QP plus this.
 const REMOTE_OFFSET: u32 = 0x100;
+/// `Flow::lost_resends` of a PSN none of whose resends arrives.
+const EVERY_RESEND: u32 = u32::MAX;
 /// How much later a duplicated answer comes the second time, ns.
 const ECHO_NS: u64 = 8_000;
 
 /// One flow of this NIC to the responder: the PSNs it sends, the first
 /// transmissions lost on the way there, how many of a PSN's first resends
-/// are, the PSNs every resend of which is, and the answers (by
+/// are ([`EVERY_RESEND`]: all), and the answers (by
 /// their order among the flow's ACKs and NAKs) lost or duplicated on the
 /// way back.
 struct Flow {
@@ -42,14 +44,12 @@ struct Flow {
     end: u32,
     lost_first: BTreeSet<u32>,
     lost_resends: BTreeMap<u32, u32>,
-    lost_resent: BTreeSet<u32>,
     lost_answers: BTreeSet<usize>,
     echoed_answers: BTreeSet<usize>,
     /// PSNs the requester asked to send again, in order.
     resend: VecDeque<u32>,
-    sent: BTreeSet<u32>,
-    /// How many times each PSN was sent again.
-    resends: BTreeMap<u32, u32>,
+    /// How many times each PSN was sent, first copy included.
+    sends: BTreeMap<u32, u32>,
     answers: usize,
 }
 
@@ -61,12 +61,10 @@ impl Flow {
             end: first.wrapping_add(packets) & PSN_MASK,
             lost_first: BTreeSet::new(),
             lost_resends: BTreeMap::new(),
-            lost_resent: BTreeSet::new(),
             lost_answers: BTreeSet::new(),
             echoed_answers: BTreeSet::new(),
             resend: VecDeque::new(),
-            sent: BTreeSet::new(),
-            resends: BTreeMap::new(),
+            sends: BTreeMap::new(),
             answers: 0,
         }
     }
@@ -82,12 +80,11 @@ impl Flow {
             }
             None => return None,
         };
-        let lost = if self.sent.insert(psn) {
-            self.lost_first.contains(&psn)
-        } else {
-            let resends = self.resends.entry(psn).or_insert(0);
-            *resends += 1;
-            self.lost_resent.contains(&psn) || *resends <= self.lost_resends.get(&psn).copied().unwrap_or(0)
+        let sends = self.sends.entry(psn).or_insert(0);
+        *sends += 1;
+        let lost = match *sends - 1 {
+            0 => self.lost_first.contains(&psn),
+            resends => resends <= self.lost_resends.get(&psn).copied().unwrap_or(0),
         };
         Some((psn, lost))
     }
@@ -171,7 +168,7 @@ fn timer_at_requester() -> Capture {
     ];
     flows[0].lost_first.extend(12..16);
     flows[1].lost_first.insert(52);
-    flows[1].lost_resent.extend([52, 53]);
+    flows[1].lost_resends.extend([(52, EVERY_RESEND), (53, EVERY_RESEND)]);
     let cc = CcParams {
         ack_mode: AckMode::Rocev2,
         ack_coalesce_pkts: 8,
